@@ -1,1 +1,1 @@
-
+"""The language model seam and its litellm implementation (imported lazily)."""

@@ -1,0 +1,77 @@
+"""JSON-RPC / ACP errors: one exception type with named constructors, mapped to the wire in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+AUTH_REQUIRED = -32000
+RESOURCE_NOT_FOUND = -32002
+REQUEST_CANCELLED = -32800
+
+
+class RequestError(Exception):
+    """An error that becomes a JSON-RPC error object: `{code, message, data?}`."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_wire(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    @classmethod
+    def parse_error(cls, detail: str) -> RequestError:
+        return cls(PARSE_ERROR, "Parse error", {"detail": detail})
+
+    @classmethod
+    def invalid_request(cls, detail: str) -> RequestError:
+        return cls(INVALID_REQUEST, "Invalid request", {"detail": detail})
+
+    @classmethod
+    def method_not_found(cls, method: str) -> RequestError:
+        return cls(METHOD_NOT_FOUND, f"Method not found: {method}", {"method": method})
+
+    @classmethod
+    def invalid_params(cls, message: str, data: Any = None) -> RequestError:
+        return cls(INVALID_PARAMS, message, data)
+
+    @classmethod
+    def internal_error(cls, message: str = "Internal error", data: Any = None) -> RequestError:
+        return cls(INTERNAL_ERROR, message, data)
+
+    @classmethod
+    def session_not_found(cls, session_id: str) -> RequestError:
+        return cls(RESOURCE_NOT_FOUND, f"Unknown session: {session_id}", {"sessionId": session_id})
+
+    @classmethod
+    def cancelled(cls, detail: str = "Request cancelled") -> RequestError:
+        return cls(REQUEST_CANCELLED, detail)
+
+    @classmethod
+    def from_wire(cls, error: Any) -> RequestError:
+        if isinstance(error, dict):
+            code = error.get("code")
+            message = error.get("message")
+            return cls(
+                code if isinstance(code, int) else INTERNAL_ERROR,
+                message if isinstance(message, str) else "Unknown error",
+                error.get("data"),
+            )
+        return cls(INTERNAL_ERROR, "Malformed error from peer", error)
+
+
+class ConnectionClosed(RequestError):
+    """The peer went away while we waited for its answer."""
+
+    def __init__(self) -> None:
+        super().__init__(INTERNAL_ERROR, "Connection closed")

@@ -1,0 +1,253 @@
+"""JSON-RPC 2.0 over newline-delimited JSON on a pair of anyio byte streams.
+
+One reader task parses lines and dispatches: each incoming request runs in its own task (so a
+`session/cancel` is handled while a `session/prompt` runs, and a handler may await an answer from the
+peer while the reader keeps reading); notifications are handled inline, in order. Outgoing messages are
+written whole, one at a time, in the order they were sent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+
+from .errors import ConnectionClosed, RequestError
+from .lines import LineTooLong, read_lines
+
+log = logging.getLogger(__name__)
+
+JsonDict = dict[str, Any]
+
+
+class Dispatcher(Protocol):
+    """What the connection hands incoming messages to."""
+
+    async def handle_request(self, method: str, params: Any) -> Any: ...
+
+    async def handle_notification(self, method: str, params: Any) -> None: ...
+
+
+@dataclass
+class _Pending:
+    done: anyio.Event = field(default_factory=anyio.Event)
+    result: Any = None
+    error: RequestError | None = None
+
+
+def _id_key(request_id: Any) -> str:
+    # 1 and "1" are different ids in JSON-RPC.
+    return json.dumps(request_id)
+
+
+def _valid_id(value: Any) -> bool:
+    return value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+class Connection:
+    """A JSON-RPC peer. `serve()` runs until the input ends; `request()`/`notify()` talk to the other side."""
+
+    def __init__(
+        self,
+        receive: anyio.abc.ByteReceiveStream,
+        send: anyio.abc.ByteSendStream,
+        dispatcher: Dispatcher,
+        *,
+        max_line_bytes: int = 64 * 1024 * 1024,
+        eof_grace: float = 0.5,
+    ) -> None:
+        self._receive = receive
+        self._send = send
+        self._dispatcher = dispatcher
+        self._max_line_bytes = max_line_bytes
+        self._eof_grace = eof_grace
+        self._write_lock = anyio.Lock()
+        self._ids = itertools.count(1)
+        self._pending: dict[str, _Pending] = {}
+        self._inflight: dict[str, anyio.CancelScope] = {}
+        self._idle = anyio.Event()
+        self._closed = False
+        self.on_write: Callable[[bytes], None] | None = None  # a tap for tests and benchmarks
+
+    # ---- outgoing -------------------------------------------------------------------------------
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        message: JsonDict = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self._write(message)
+
+    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
+        """Send a request and wait for its answer; a peer error is raised as `RequestError`.
+
+        On timeout or cancellation the peer is told with `$/cancel_request`, so it can stop working on it.
+        """
+        if self._closed:
+            raise ConnectionClosed()
+        request_id = next(self._ids)
+        key = _id_key(request_id)
+        pending = _Pending()
+        self._pending[key] = pending
+        message: JsonDict = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await self._write(message)
+            with anyio.fail_after(timeout if timeout is not None else math.inf):
+                await pending.done.wait()
+        except TimeoutError:
+            await self._cancel_outgoing(request_id)
+            raise RequestError.cancelled(f"{method}: no answer from the client after {timeout:g} s") from None
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self._cancel_outgoing(request_id)
+            raise
+        finally:
+            self._pending.pop(key, None)
+        if pending.error is not None:
+            raise pending.error
+        return pending.result
+
+    async def _cancel_outgoing(self, request_id: int) -> None:
+        if not self._closed:
+            try:
+                await self.notify("$/cancel_request", {"requestId": request_id})
+            except Exception:  # the peer is gone; nothing left to tell
+                log.debug("could not send $/cancel_request for %s", request_id)
+
+    async def _write(self, message: JsonDict) -> None:
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        async with self._write_lock:
+            if self._closed:
+                raise ConnectionClosed()
+            try:
+                await self._send.send(data)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
+                self._closed = True
+                raise ConnectionClosed() from exc
+        if self.on_write is not None:
+            self.on_write(data)
+
+    async def _reply(self, request_id: Any, result: Any = None, error: RequestError | None = None) -> None:
+        message: JsonDict = {"jsonrpc": "2.0", "id": request_id}
+        if error is not None:
+            message["error"] = error.to_wire()
+        else:
+            message["result"] = result if result is not None else {}
+        try:
+            await self._write(message)
+        except ConnectionClosed:
+            log.info("could not answer request %r: the connection is closed", request_id)
+
+    # ---- incoming -------------------------------------------------------------------------------
+
+    async def serve(self) -> None:
+        """Read and dispatch until the input ends; then let requests in flight finish briefly, and stop."""
+        try:
+            async with anyio.create_task_group() as tg:
+                try:
+                    async for line in read_lines(self._receive, self._max_line_bytes):
+                        if isinstance(line, LineTooLong):
+                            await self._reply(None, error=RequestError.invalid_request(str(line)))
+                        else:
+                            await self._on_line(line, tg)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                    log.info("input stream broke; shutting down")
+                log.info("input ended")
+                if self._inflight:
+                    with anyio.move_on_after(self._eof_grace):
+                        await self._idle.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            self._closed = True
+            for pending in self._pending.values():
+                pending.error = ConnectionClosed()
+                pending.done.set()
+
+    async def _on_line(self, line: bytes, tg: anyio.abc.TaskGroup) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError as exc:  # includes UnicodeDecodeError
+            await self._reply(None, error=RequestError.parse_error(str(exc)))
+            return
+        if not isinstance(message, dict):
+            detail = "batch requests are not supported" if isinstance(message, list) else "not a JSON object"
+            await self._reply(None, error=RequestError.invalid_request(detail))
+            return
+        request_id = message.get("id")
+        reply_id = request_id if _valid_id(request_id) else None
+        if message.get("jsonrpc") != "2.0":
+            await self._reply(reply_id, error=RequestError.invalid_request('"jsonrpc" must be "2.0"'))
+            return
+        method = message.get("method")
+        if method is not None:
+            if not isinstance(method, str) or not _valid_id(request_id):
+                await self._reply(reply_id, error=RequestError.invalid_request("bad method or id"))
+            elif "id" in message:
+                self._start_request(tg, request_id, method, message.get("params"))
+            else:
+                await self._on_notification(method, message.get("params"))
+        elif "result" in message or "error" in message:
+            self._on_response(request_id, message)
+        else:
+            await self._reply(reply_id, error=RequestError.invalid_request("neither a request nor a response"))
+
+    def _start_request(self, tg: anyio.abc.TaskGroup, request_id: Any, method: str, params: Any) -> None:
+        key = _id_key(request_id)
+        if key in self._inflight:
+            tg.start_soon(self._reply, request_id, None, RequestError.invalid_request("duplicate request id"))
+            return
+        scope = anyio.CancelScope()
+        self._inflight[key] = scope
+        self._idle = anyio.Event()
+        tg.start_soon(self._run_request, scope, key, request_id, method, params)
+
+    async def _run_request(self, scope: anyio.CancelScope, key: str, request_id: Any, method: str, params: Any) -> None:
+        try:
+            with scope:
+                try:
+                    result = await self._dispatcher.handle_request(method, params)
+                except RequestError as exc:
+                    await self._reply(request_id, error=exc)
+                except Exception as exc:
+                    log.exception("internal error in %s", method)
+                    await self._reply(request_id, error=RequestError.internal_error(f"{type(exc).__name__}: {exc}"))
+                else:
+                    await self._reply(request_id, result=result)
+            if scope.cancelled_caught:
+                await self._reply(request_id, error=RequestError.cancelled())
+        finally:
+            self._inflight.pop(key, None)
+            if not self._inflight:
+                self._idle.set()
+
+    async def _on_notification(self, method: str, params: Any) -> None:
+        if method == "$/cancel_request":
+            request_id = params.get("requestId") if isinstance(params, dict) else None
+            scope = self._inflight.get(_id_key(request_id))
+            if scope is not None:
+                scope.cancel()
+            return
+        try:
+            await self._dispatcher.handle_notification(method, params)
+        except Exception:
+            # Notifications never get answers, not even errors.
+            log.exception("error handling notification %s", method)
+
+    def _on_response(self, request_id: Any, message: JsonDict) -> None:
+        pending = self._pending.get(_id_key(request_id))
+        if pending is None:
+            log.warning("response to unknown request id %r ignored", request_id)
+            return
+        if "error" in message:
+            pending.error = RequestError.from_wire(message["error"])
+        else:
+            pending.result = message.get("result")
+        pending.done.set()

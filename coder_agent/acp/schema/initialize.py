@@ -1,0 +1,72 @@
+"""`initialize`: version negotiation and capabilities."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from .base import Wire
+
+
+class Implementation(Wire):
+    name: str
+    version: str
+    title: str | None = None
+
+
+class FileSystemCapabilities(Wire):
+    read_text_file: bool = False
+    write_text_file: bool = False
+
+
+class ClientCapabilities(Wire):
+    fs: FileSystemCapabilities = Field(default_factory=FileSystemCapabilities)
+    terminal: bool = False
+
+
+class InitializeRequest(Wire):
+    protocol_version: int
+    client_capabilities: ClientCapabilities = Field(default_factory=ClientCapabilities)
+    client_info: Implementation | None = None
+
+
+class PromptCapabilities(Wire):
+    image: bool = False
+    audio: bool = False
+    embedded_context: bool = False
+
+
+class McpCapabilities(Wire):
+    http: bool = False
+    sse: bool = False
+
+
+class Marker(Wire):
+    """A capability that is on by its presence: `{}`."""
+
+
+class SessionCapabilities(Wire):
+    list: Marker | None = None
+    delete: Marker | None = None
+    resume: Marker | None = None
+    close: Marker | None = None
+    additional_directories: Marker | None = None
+
+
+class AgentCapabilities(Wire):
+    load_session: bool = False
+    prompt_capabilities: PromptCapabilities = Field(default_factory=PromptCapabilities)
+    mcp_capabilities: McpCapabilities = Field(default_factory=McpCapabilities)
+    session_capabilities: SessionCapabilities = Field(default_factory=SessionCapabilities)
+
+
+class AuthMethod(Wire):
+    id: str
+    name: str
+    description: str | None = None
+
+
+class InitializeResponse(Wire):
+    protocol_version: int
+    agent_capabilities: AgentCapabilities
+    agent_info: Implementation
+    auth_methods: list[AuthMethod] = Field(default_factory=list)

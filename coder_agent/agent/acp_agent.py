@@ -1,0 +1,133 @@
+"""The agent side of ACP: one small handler per method, registered on a `Router`."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+
+import anyio
+import anyio.abc
+
+from .. import __version__
+from ..acp.errors import INTERNAL_ERROR, RequestError
+from ..acp.router import Router
+from ..acp.schema import (
+    AgentCapabilities,
+    ClientCapabilities,
+    Implementation,
+    InitializeRequest,
+    InitializeResponse,
+    Marker,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptRequest,
+    PromptResponse,
+    SessionCapabilities,
+    SessionIdParams,
+)
+from ..llm.base import Model, ModelError
+from ..llm.loader import load_litellm
+from .client import Client
+from .context import user_message_from_prompt
+from .session import Session, new_id
+from .turn import run_turn
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+
+NO_MODEL_MESSAGE = (
+    "No model is configured. Set CODER_AGENT_MODEL to a litellm model string "
+    "(for example anthropic/claude-sonnet-4-5, openai/gpt-4o or ollama/qwen2.5-coder), and give its key in "
+    "CODER_AGENT_API_KEY or the provider's own variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...). "
+    "For an OpenAI-compatible server also set CODER_AGENT_API_BASE."
+)
+
+
+def _require_absolute(name: str, path: str) -> None:
+    if not os.path.isabs(path):
+        raise RequestError.invalid_params(f"Invalid params: {name} must be an absolute path, got {path!r}")
+
+
+class AcpAgent:
+    def __init__(
+        self,
+        client: Client,
+        set_client_capabilities: Callable[[ClientCapabilities], None],
+        model: Model | None,
+        background: anyio.abc.TaskGroup,
+    ) -> None:
+        self._client = client
+        self._set_client_capabilities = set_client_capabilities
+        self._model = model
+        self._background = background
+        self._sessions: dict[str, Session] = {}
+        self._preloading = False
+
+    def register(self, router: Router) -> None:
+        router.on_request("initialize", InitializeRequest, self.initialize)
+        router.on_request("session/new", NewSessionRequest, self.new_session)
+        router.on_request("session/prompt", PromptRequest, self.prompt)
+        router.on_notification("session/cancel", SessionIdParams, self.cancel)
+
+    def _session(self, session_id: str) -> Session:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise RequestError.session_not_found(session_id)
+        return session
+
+    async def initialize(self, params: InitializeRequest) -> InitializeResponse:
+        self._set_client_capabilities(params.client_capabilities)
+        if params.protocol_version != PROTOCOL_VERSION:
+            log.info("client asked for protocol %s; we speak %s", params.protocol_version, PROTOCOL_VERSION)
+        return InitializeResponse(
+            protocol_version=PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                prompt_capabilities=PromptCapabilities(embedded_context=True),
+                session_capabilities=SessionCapabilities(additional_directories=Marker()),
+            ),
+            agent_info=Implementation(name="coder-agent", title="Coder Agent", version=__version__),
+        )
+
+    async def new_session(self, params: NewSessionRequest) -> NewSessionResponse:
+        _require_absolute("cwd", params.cwd)
+        for directory in params.additional_directories:
+            _require_absolute("additionalDirectories[]", directory)
+        session = Session(id=new_id("sess"), cwd=params.cwd, additional_directories=params.additional_directories)
+        self._sessions[session.id] = session
+        self._start_preload()
+        return NewSessionResponse(session_id=session.id)
+
+    def _start_preload(self) -> None:
+        """Import litellm in the background once a session exists, so the first prompt does not wait for it."""
+        if self._model is not None and not self._preloading:
+            self._preloading = True
+            self._background.start_soon(load_litellm)
+
+    async def prompt(self, params: PromptRequest) -> PromptResponse:
+        session = self._session(params.session_id)
+        if self._model is None:
+            raise RequestError(INTERNAL_ERROR, NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
+        if session.turn_scope is not None:
+            raise RequestError.invalid_params("Invalid params: a prompt is already running in this session")
+        user = await user_message_from_prompt(params.prompt, self._client, session.id)
+        with anyio.CancelScope() as scope:
+            session.turn_scope = scope
+            try:
+                stop_reason = await run_turn(session, user, self._model, self._client)
+            except ModelError as exc:
+                raise RequestError(
+                    INTERNAL_ERROR, exc.message, {"retryable": exc.retryable, "status": exc.status}
+                ) from exc
+            finally:
+                session.turn_scope = None
+        if scope.cancelled_caught:
+            return PromptResponse(stop_reason="cancelled")
+        return PromptResponse(stop_reason=stop_reason)
+
+    async def cancel(self, params: SessionIdParams) -> None:
+        session = self._sessions.get(params.session_id)
+        if session is not None:
+            session.cancel_turn()

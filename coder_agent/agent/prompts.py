@@ -1,0 +1,36 @@
+"""Prompt templates live as files under `prompts/` (shipped in the wheel as `coder_agent/prompts/`)."""
+
+from __future__ import annotations
+
+import datetime
+import platform
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from string import Template
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+@cache
+def prompts_dir() -> Path:
+    for candidate in (_PACKAGE / "prompts", _PACKAGE.parent / "prompts"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("the prompts/ folder is missing from this installation")
+
+
+def render(name: str, **values: str) -> str:
+    """Render `prompts/<name>`; a placeholder without a value is an error, not a silent blank."""
+    template = Template((prompts_dir() / name).read_text(encoding="utf-8"))
+    return template.substitute(values).strip() + "\n"
+
+
+def system_prompt(cwd: str, additional_directories: Sequence[str], today: datetime.date | None = None) -> str:
+    return render(
+        "system.md",
+        cwd=cwd,
+        additional_directories=", ".join(additional_directories) or "none",
+        os=f"{platform.system()} {platform.release()}",
+        date=(today or datetime.date.today()).isoformat(),
+    )

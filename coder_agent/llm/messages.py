@@ -1,0 +1,91 @@
+"""The model-facing conversation: typed messages that become provider (litellm/OpenAI-style) dicts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class TextPart(BaseModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImagePart(BaseModel):
+    type: Literal["image"] = "image"
+    data: str  # base64
+    mime_type: str
+
+    def to_provider(self) -> dict[str, Any]:
+        return {"type": "image_url", "image_url": {"url": f"data:{self.mime_type};base64,{self.data}"}}
+
+
+UserPart = Annotated[TextPart | ImagePart, Field(discriminator="type")]
+
+
+class SystemMessage(BaseModel):
+    role: Literal["system"] = "system"
+    text: str
+
+    def to_provider(self) -> dict[str, Any]:
+        return {"role": "system", "content": self.text}
+
+
+class UserMessage(BaseModel):
+    role: Literal["user"] = "user"
+    parts: list[UserPart]
+
+    def to_provider(self) -> dict[str, Any]:
+        if all(isinstance(part, TextPart) for part in self.parts):
+            return {
+                "role": "user",
+                "content": "\n\n".join(p.text for p in self.parts if isinstance(p, TextPart)),
+            }
+        content = [
+            {"type": "text", "text": part.text} if isinstance(part, TextPart) else part.to_provider()
+            for part in self.parts
+        ]
+        return {"role": "user", "content": content}
+
+
+class ToolCallRequest(BaseModel):
+    """A tool call the model asked for; `arguments` is the raw JSON text the model wrote."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    text: str = ""
+    reasoning: str | None = None
+    tool_calls: list[ToolCallRequest] = Field(default_factory=list)
+    # Provider data that must go back verbatim on the next call (e.g. Anthropic's signed thinking blocks).
+    thinking_blocks: list[dict[str, Any]] | None = None
+
+    def to_provider(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        if self.reasoning:
+            message["reasoning_content"] = self.reasoning
+        if self.thinking_blocks:
+            message["thinking_blocks"] = self.thinking_blocks
+        return message
+
+
+class ToolMessage(BaseModel):
+    role: Literal["tool"] = "tool"
+    tool_call_id: str
+    content: str
+
+    def to_provider(self) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": self.tool_call_id, "content": self.content}
+
+
+ChatMessage = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")]

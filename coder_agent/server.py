@@ -1,0 +1,53 @@
+"""`coder-agent acp`: wire the stdio transport, the JSON-RPC connection and the agent together."""
+
+from __future__ import annotations
+
+import logging
+
+import anyio
+import anyio.abc
+
+from .acp.jsonrpc import Connection
+from .acp.remote_client import RemoteClient
+from .acp.router import Router
+from .acp.stdio import stdio_streams
+from .agent.acp_agent import AcpAgent
+from .llm.base import Model
+from .settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def make_model(settings: Settings) -> Model | None:
+    if not settings.model:
+        return None
+    from .llm.litellm_model import LiteLLMModel, ModelConfig  # no litellm import here: it stays lazy
+
+    return LiteLLMModel(
+        ModelConfig(
+            model=settings.model,
+            api_base=settings.api_base,
+            api_key=settings.api_key,
+            timeout=settings.request_timeout,
+            max_retries=settings.max_retries,
+            retry_base_delay=settings.retry_base_delay,
+            max_tokens=settings.max_tokens,
+        )
+    )
+
+
+async def serve(settings: Settings, receive: anyio.abc.ByteReceiveStream, send: anyio.abc.ByteSendStream) -> None:
+    """Serve one ACP connection until its input ends."""
+    router = Router()
+    connection = Connection(receive, send, router)
+    client = RemoteClient(connection)
+    async with anyio.create_task_group() as background:
+        agent = AcpAgent(client, client.set_capabilities, make_model(settings), background)
+        agent.register(router)
+        await connection.serve()
+        background.cancel_scope.cancel()
+
+
+async def serve_stdio(settings: Settings, in_fd: int, out_fd: int) -> None:
+    async with stdio_streams(in_fd, out_fd) as (receive, send):
+        await serve(settings, receive, send)
