@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-import argparse
-import logging
 import os
 import sys
 
 from . import __version__
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="coder-agent", description="A coding agent for ACP editors.")
-    parser.add_argument("--version", action="version", version=f"coder-agent {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("acp", help="speak the Agent Client Protocol on stdio (editors launch this)")
-    return parser
-
-
-def _run_acp() -> int:
-    # First thing: the protocol gets a private copy of stdout, and fd 1 goes to stderr for everyone else.
-    from .acp.stdio import reserve_stdout
+def run_acp() -> int:
+    """`coder-agent acp`. The order matters: protect stdout, answer `initialize`, then load the runtime."""
+    from .acp.early import answer_initialize, reserve_stdout
 
     protocol_fd = reserve_stdout()
+    from .agent.capabilities import initialize_result
+
+    unread, early_initialize = answer_initialize(0, protocol_fd, initialize_result)
+
     from .llm.loader import OFFLINE_ENV
 
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
+
+    import logging
 
     import anyio
 
@@ -43,18 +39,34 @@ def _run_acp() -> int:
     log = logging.getLogger("coder_agent")
     log.info("coder-agent %s speaking ACP on stdio (model %s, log %s)", __version__, settings.model, log_file)
     try:
-        anyio.run(serve_stdio, settings, 0, protocol_fd)
+        anyio.run(serve_stdio, settings, 0, protocol_fd, unread, early_initialize)
     except KeyboardInterrupt:
         pass
     log.info("input closed; exiting")
+    logging.shutdown()
     return 0
 
 
+def _parser() -> object:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="coder-agent", description="A coding agent for ACP editors.")
+    parser.add_argument("--version", action="version", version=f"coder-agent {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("acp", help="speak the Agent Client Protocol on stdio (editors launch this)")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> None:
-    args = _parser().parse_args(argv)
-    if args.command == "acp":
-        code = _run_acp()
-        logging.shutdown()
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["acp"]:
+        # The editor's path: no argparse, nothing heavy before `initialize` is answered.
+        code = run_acp()
         sys.stderr.flush()
         # Skip interpreter teardown (~0.5 s once litellm is loaded) and any worker thread still importing.
         os._exit(code)
+    import argparse
+
+    parser = _parser()
+    assert isinstance(parser, argparse.ArgumentParser)
+    parser.parse_args(args)

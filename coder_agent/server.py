@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import anyio
 import anyio.abc
 
 from .acp.jsonrpc import Connection
+from .acp.lines import PrefixedStream
 from .acp.remote_client import RemoteClient
 from .acp.router import Router
 from .acp.stdio import stdio_streams
@@ -36,18 +38,27 @@ def make_model(settings: Settings) -> Model | None:
     )
 
 
-async def serve(settings: Settings, receive: anyio.abc.ByteReceiveStream, send: anyio.abc.ByteSendStream) -> None:
-    """Serve one ACP connection until its input ends."""
+async def serve(
+    settings: Settings,
+    receive: anyio.abc.ByteReceiveStream,
+    send: anyio.abc.ByteSendStream,
+    early_initialize: dict[str, Any] | None = None,
+) -> None:
+    """Serve one ACP connection until its input ends (`early_initialize`: see `acp.early`)."""
     router = Router()
     connection = Connection(receive, send, router)
     client = RemoteClient(connection)
     async with anyio.create_task_group() as background:
         agent = AcpAgent(client, client.set_capabilities, make_model(settings), background)
         agent.register(router)
+        if early_initialize is not None:
+            agent.adopt_initialize(early_initialize)
         await connection.serve()
         background.cancel_scope.cancel()
 
 
-async def serve_stdio(settings: Settings, in_fd: int, out_fd: int) -> None:
+async def serve_stdio(
+    settings: Settings, in_fd: int, out_fd: int, unread: bytes = b"", early_initialize: dict[str, Any] | None = None
+) -> None:
     async with stdio_streams(in_fd, out_fd) as (receive, send):
-        await serve(settings, receive, send)
+        await serve(settings, PrefixedStream(unread, receive), send, early_initialize)

@@ -70,3 +70,20 @@ async def read_lines(stream: anyio.abc.ByteReceiveStream, max_bytes: int) -> Asy
         yield LineTooLong(discarding, max_bytes)
     elif bytes(buffer).strip():
         yield bytes(buffer)
+
+
+class PrefixedStream(anyio.abc.ByteReceiveStream):
+    """A receive stream that first gives back bytes already read from it by someone else."""
+
+    def __init__(self, prefix: bytes, inner: anyio.abc.ByteReceiveStream) -> None:
+        self._prefix = prefix
+        self._inner = inner
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        if self._prefix:
+            data, self._prefix = self._prefix[:max_bytes], self._prefix[max_bytes:]
+            return data
+        return await self._inner.receive(max_bytes)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

@@ -1,7 +1,6 @@
 """The stdio transport: stdin and a private duplicate of stdout as anyio byte streams.
 
-`reserve_stdout()` runs first thing: the protocol keeps a private copy of fd 1, and fd 1 and `sys.stdout`
-are pointed at stderr, so no print, library or child process can write into the protocol stream.
+The protocol writes to the private copy of fd 1 that `acp.early.reserve_stdout()` made at start-up.
 """
 
 from __future__ import annotations
@@ -9,20 +8,11 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
 import anyio.abc
-
-
-def reserve_stdout() -> int:
-    """Return a private fd for the protocol; from now on fd 1 and `sys.stdout` write to stderr."""
-    protocol_fd = os.dup(1)  # not inheritable: children never see it
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return protocol_fd
 
 
 def _is_pollable(fd: int) -> bool:

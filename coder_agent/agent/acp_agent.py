@@ -5,38 +5,32 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from typing import Any
 
 import anyio
 import anyio.abc
+from pydantic import ValidationError
 
-from .. import __version__
 from ..acp.errors import INTERNAL_ERROR, RequestError
 from ..acp.router import Router
 from ..acp.schema import (
-    AgentCapabilities,
     ClientCapabilities,
-    Implementation,
     InitializeRequest,
-    InitializeResponse,
-    Marker,
     NewSessionRequest,
     NewSessionResponse,
-    PromptCapabilities,
     PromptRequest,
     PromptResponse,
-    SessionCapabilities,
     SessionIdParams,
 )
 from ..llm.base import Model, ModelError
 from ..llm.loader import load_litellm
+from .capabilities import PROTOCOL_VERSION, initialize_result
 from .client import Client
 from .context import user_message_from_prompt
 from .session import Session, new_id
 from .turn import run_turn
 
 log = logging.getLogger(__name__)
-
-PROTOCOL_VERSION = 1
 
 NO_MODEL_MESSAGE = (
     "No model is configured. Set CODER_AGENT_MODEL to a litellm model string "
@@ -78,18 +72,21 @@ class AcpAgent:
             raise RequestError.session_not_found(session_id)
         return session
 
-    async def initialize(self, params: InitializeRequest) -> InitializeResponse:
+    async def initialize(self, params: InitializeRequest) -> dict[str, Any]:
         self._set_client_capabilities(params.client_capabilities)
         if params.protocol_version != PROTOCOL_VERSION:
             log.info("client asked for protocol %s; we speak %s", params.protocol_version, PROTOCOL_VERSION)
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                prompt_capabilities=PromptCapabilities(embedded_context=True),
-                session_capabilities=SessionCapabilities(additional_directories=Marker()),
-            ),
-            agent_info=Implementation(name="coder-agent", title="Coder Agent", version=__version__),
-        )
+        return initialize_result()
+
+    def adopt_initialize(self, params: dict[str, Any]) -> None:
+        """Take in an `initialize` that was answered before the runtime started (see `acp.early`)."""
+        try:
+            request = InitializeRequest.model_validate(params)
+        except ValidationError as exc:
+            # The reply is out already; unusable capabilities count as none, as the schema's defaults say.
+            log.warning("ignoring unusable client capabilities: %s", exc)
+            request = InitializeRequest(protocol_version=PROTOCOL_VERSION)
+        self._set_client_capabilities(request.client_capabilities)
 
     async def new_session(self, params: NewSessionRequest) -> NewSessionResponse:
         _require_absolute("cwd", params.cwd)
