@@ -57,8 +57,8 @@ def classify_error(exc: BaseException, model: str) -> ModelError:
         return ModelError(f"The conversation no longer fits {model}'s context window: {detail}", status=status)
     if name in ("Timeout", "APITimeoutError", "ReadTimeout", "ConnectTimeout"):
         return ModelError(f"The model provider did not answer in time: {detail}", retryable=True, status=status)
-    if name == "APIConnectionError" or name in ("ConnectError",):
-        return ModelError(f"Could not reach the model provider: {detail}", retryable=True, status=status)
+    if name in ("APIConnectionError", "ConnectError") or _no_http_response(exc):
+        return ModelError(f"Could not reach the model provider: {detail}", retryable=True)
     if name == "RateLimitError" or status == 429:
         return ModelError(f"The model provider is rate limiting requests (429): {detail}", retryable=True, status=429)
     retryable = name in _TRANSIENT_NAMES or (status is not None and status in _RETRYABLE_STATUS)
@@ -66,10 +66,20 @@ def classify_error(exc: BaseException, model: str) -> ModelError:
     return ModelError(f"The model provider failed{where}: {detail}", retryable=retryable, status=status)
 
 
+def _no_http_response(exc: BaseException) -> bool:
+    """litellm reports a refused or dropped connection as a 500 that came with no HTTP response at all."""
+    return (
+        type(exc).__name__ == "InternalServerError"
+        and hasattr(exc, "litellm_response_headers")
+        and getattr(exc, "litellm_response_headers", None) is None
+    )
+
+
 def retry_after_seconds(exc: BaseException) -> float | None:
-    """The server's `Retry-After`, in seconds, when the exception carries the HTTP response."""
-    response: Any = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
+    """The server's `Retry-After`, in seconds, when the exception carries the HTTP response's headers."""
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
     if headers is None:
         return None
     try:

@@ -1,0 +1,321 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for tests, benchmarks and evals.
+
+Each `POST /v1/chat/completions` takes the next `Reply` of the script and plays it: SSE chunks
+shaped like OpenAI's (HTTP/1.1, chunked, so a `cut` is a real protocol error for the client), or a
+single `chat.completion` when the request does not stream. Standard library only; never writes to
+stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import select
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+from coder_agent.scripted.script import CutStep, HttpErrorStep, Reply, Script, SleepStep
+from coder_agent.scripted.wire import completion_body, error_json, stream_events
+
+log = logging.getLogger(__name__)
+
+EXHAUSTED_MESSAGE = "scripted model: no reply left in the script"
+_COMPLETION_PATHS = ("/v1/chat/completions", "/chat/completions")
+_MODELS_PATHS = ("/v1/models", "/models")
+_POLL_SECONDS = 0.05  # how often a stall checks for a stopping server or a vanished client
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]  # names lower-cased
+    body: dict[str, Any]
+
+
+class _ClientGone(Exception):
+    """The client closed its end of the connection."""
+
+
+class _Stopped(Exception):
+    """The server is shutting down."""
+
+
+class ScriptedModelServer:
+    """Serves scripted replies in order on a background thread; see the module docstring."""
+
+    def __init__(
+        self,
+        script: Script | Iterable[Reply] | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        model: str = "scripted",
+    ) -> None:
+        script = script if isinstance(script, Script) else Script(replies=list(script or []))
+        self.model = model
+        self._address = (host, port)
+        self._queue = deque(script.replies)
+        self._default = script.default
+        self._changed = threading.Condition()
+        self._requests: list[RecordedRequest] = []
+        self._disconnects = 0
+        self._connections: set[socket.socket] = set()
+        self._stopping = threading.Event()
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+    def start(self) -> Self:
+        if self._httpd is not None:
+            raise RuntimeError("scripted model server already started")
+        self._httpd = _HTTPServer(self._address, _Handler, self)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": _POLL_SECONDS},
+            name="scripted-model",
+            daemon=True,
+        )
+        self._thread.start()
+        log.debug("scripted model server listening on %s", self.url)
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is None or self._stopping.is_set():
+            return
+        self._stopping.set()
+        self._httpd.shutdown()
+        with self._changed:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("scripted model server not started")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The api_base to hand to litellm: `http://HOST:PORT/v1`."""
+        return f"http://{self._address[0]}:{self.port}/v1"
+
+    # the script and what happened
+    def enqueue(self, *replies: Reply) -> None:
+        with self._changed:
+            self._queue.extend(replies)
+
+    @property
+    def pending(self) -> int:
+        """Replies not yet served (the default reply not counted)."""
+        with self._changed:
+            return len(self._queue)
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._changed:
+            return list(self._requests)
+
+    @property
+    def disconnects(self) -> int:
+        """Clients that went away while a reply was still being played."""
+        with self._changed:
+            return self._disconnects
+
+    def wait_for_requests(self, n: int, timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: len(self._requests) >= n, timeout)
+
+    def wait_disconnect(self, timeout: float, count: int = 1) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self._disconnects >= count, timeout)
+
+    # used by the request handler threads
+    def _take_reply(self, request: RecordedRequest) -> Reply | None:
+        with self._changed:
+            self._requests.append(request)
+            self._changed.notify_all()
+            return self._queue.popleft() if self._queue else self._default
+
+    def _note_disconnect(self) -> None:
+        with self._changed:
+            self._disconnects += 1
+            self._changed.notify_all()
+
+    def _track(self, conn: socket.socket, *, open: bool) -> None:
+        with self._changed:
+            (self._connections.add if open else self._connections.discard)(conn)
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler], owner: ScriptedModelServer) -> None:
+        self.owner = owner
+        super().__init__(address, handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # a client hanging up between requests
+            log.debug("scripted model server: %s hung up", client_address)
+        else:
+            log.exception("scripted model server: error while handling %s", client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, open=True)
+
+    def finish(self) -> None:
+        self.server.owner._track(self.connection, open=False)
+        super().finish()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s - " + format, self.address_string(), *args)
+
+    def do_GET(self) -> None:
+        if urlsplit(self.path).path.rstrip("/") not in _MODELS_PATHS:
+            return self._send_json(404, error_json(f"no route for GET {self.path}", 404))
+        model = {"id": self.server.owner.model, "object": "model", "created": 0, "owned_by": "scripted"}
+        self._send_json(200, {"object": "list", "data": [model]})
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        try:
+            if urlsplit(self.path).path.rstrip("/") not in _COMPLETION_PATHS:
+                return self._send_json(404, error_json(f"no route for POST {self.path}", 404))
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
+            if not isinstance(body, dict):
+                return self._send_json(400, error_json("scripted model: the body must be a JSON object", 400))
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            reply = owner._take_reply(RecordedRequest("POST", self.path, headers, body))
+            if reply is None:
+                log.error("%s (request #%d)", EXHAUSTED_MESSAGE, len(owner.requests))
+                return self._send_json(500, error_json(EXHAUSTED_MESSAGE, 500))
+            self._play(reply, body)
+        except json.JSONDecodeError as exc:
+            self._send_json(400, error_json(f"scripted model: invalid JSON body: {exc}", 400))
+        except _ClientGone:
+            log.debug("scripted model: client went away mid-reply")
+            owner._note_disconnect()
+            self.close_connection = True
+        except _Stopped:
+            self.close_connection = True
+
+    def _play(self, reply: Reply, body: dict[str, Any]) -> None:
+        model = str(body.get("model") or self.server.owner.model)
+        if (error := reply.http_error) is not None:
+            return self._send_http_error(error)
+        if not body.get("stream"):
+            for step in reply.steps:
+                if isinstance(step, SleepStep):
+                    self._pause(step.seconds)
+                elif isinstance(step, CutStep):
+                    return self._cut()
+            return self._send_json(200, completion_body(reply, model=model))
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        started = False  # headers go out with the first chunk, so a leading sleep holds them back
+        for event in stream_events(reply, model=model, include_usage=include_usage):
+            if isinstance(event, SleepStep):
+                self._pause(event.seconds)
+                continue
+            if isinstance(event, CutStep):
+                return self._cut()
+            if not started:
+                self._start_event_stream()
+                started = True
+            self._send_event(json.dumps(event))
+        if not started:
+            self._start_event_stream()
+        self._send_event("[DONE]")
+        self._write(b"0\r\n\r\n")
+
+    def _send_http_error(self, error: HttpErrorStep) -> None:
+        headers = {} if error.retry_after is None else {"Retry-After": f"{error.retry_after:g}"}
+        self._send_json(error.status, error_json(error.message, error.status, error.error_type), headers)
+
+    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(data)), **(headers or {})}
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self._guarded(self.end_headers)
+        self._write(data)
+
+    def _start_event_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self._guarded(self.end_headers)
+
+    def _send_event(self, data: str) -> None:
+        payload = f"data: {data}\n\n".encode()
+        self._write(b"%X\r\n%s\r\n" % (len(payload), payload))
+
+    def _write(self, data: bytes) -> None:
+        self._guarded(lambda: self.wfile.write(data))
+
+    def _guarded(self, write: Callable[[], object]) -> None:
+        """Run a socket write, turning a vanished client or a stopping server into our exceptions."""
+        if self.server.owner._stopping.is_set():
+            raise _Stopped
+        if self._peer_closed():
+            raise _ClientGone
+        try:
+            write()
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise (_Stopped if self.server.owner._stopping.is_set() else _ClientGone) from exc
+
+    def _pause(self, seconds: float) -> None:
+        """A stall that ends early when the server stops or the client hangs up."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self.server.owner._stopping.wait(min(left, _POLL_SECONDS)):
+                raise _Stopped
+            if self._peer_closed():
+                raise _ClientGone
+
+    def _peer_closed(self) -> bool:
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _cut(self) -> None:
+        """Drop the connection mid-reply: the client sees an unterminated chunked body."""
+        log.debug("scripted model: cutting the connection")
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass

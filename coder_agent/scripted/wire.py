@@ -1,0 +1,132 @@
+"""The OpenAI wire format of a scripted `Reply`: stream chunks, a whole completion, error bodies."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from coder_agent.scripted.script import (
+    CutStep,
+    FinishStep,
+    ReasoningStep,
+    Reply,
+    SleepStep,
+    Step,
+    TextStep,
+    ToolCallStep,
+    UsageStep,
+)
+
+
+def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[dict[str, Any] | SleepStep | CutStep]:
+    """The reply as `chat.completion.chunk` payloads, with its sleeps and cut left in place."""
+    base: dict[str, Any] = {"id": _completion_id(), "object": "chat.completion.chunk"}
+    base |= {"created": int(time.time()), "model": model}
+    first = True
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        nonlocal first
+        if first:
+            delta, first = {"role": "assistant", **delta}, False
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+        return {**base, "choices": [choice]} | ({"usage": None} if include_usage else {})
+
+    usage: UsageStep | None = None
+    for index, step in _indexed(reply):
+        if isinstance(step, TextStep):
+            yield from (chunk({"content": piece}) for piece in step.pieces)
+        elif isinstance(step, ReasoningStep):
+            yield from (chunk({"reasoning_content": piece}) for piece in step.pieces)
+        elif isinstance(step, ToolCallStep):
+            for n, piece in enumerate(step.argument_pieces()):
+                call: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
+                if n == 0:
+                    call |= {"id": step.id or f"call_{index}", "type": "function"}
+                    call["function"]["name"] = step.name
+                yield chunk({"tool_calls": [call]})
+        elif isinstance(step, FinishStep):
+            yield chunk({}, step.finish_reason)
+        elif isinstance(step, UsageStep):
+            usage = step
+        elif isinstance(step, SleepStep | CutStep):
+            yield step
+    if include_usage and usage is not None:
+        yield {**base, "choices": [], "usage": _usage_json(usage)}
+
+
+def completion_body(reply: Reply, *, model: str) -> dict[str, Any]:
+    """The whole reply as one non-streaming `chat.completion` object."""
+    steps = reply.steps
+    text = "".join(p for s in steps if isinstance(s, TextStep) for p in s.pieces)
+    reasoning = "".join(p for s in steps if isinstance(s, ReasoningStep) for p in s.pieces)
+    calls = [
+        {
+            "id": s.id or f"call_{i}",
+            "type": "function",
+            "function": {"name": s.name, "arguments": s.arguments},
+        }
+        for i, s in _indexed(reply)
+        if isinstance(s, ToolCallStep)
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if reasoning:
+        message["reasoning_content"] = reasoning
+    if calls:
+        message["tool_calls"] = calls
+    finishes = [s.finish_reason for s in steps if isinstance(s, FinishStep)]
+    usages = [s for s in steps if isinstance(s, UsageStep)]
+    return {
+        "id": _completion_id(),
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": finishes[-1] if finishes else "stop",
+            }
+        ],
+        "usage": _usage_json(usages[-1] if usages else UsageStep()),
+    }
+
+
+def _indexed(reply: Reply) -> Iterator[tuple[int, Step]]:
+    """Steps paired with their tool-call index (the number of tool calls before them)."""
+    index = 0
+    for step in reply.steps:
+        yield index, step
+        index += isinstance(step, ToolCallStep)
+
+
+def _completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex[:12]}"
+
+
+def _usage_json(usage: UsageStep) -> dict[str, int]:
+    total = usage.prompt_tokens + usage.completion_tokens
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": total,
+    }
+
+
+# litellm classifies by message text before status: any error mentioning "invalid_request_error"
+# becomes a BadRequestError whatever its status, so only 400 uses that type by default.
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+}
+
+
+def error_json(message: str, status: int, error_type: str | None = None) -> dict[str, Any]:
+    """An OpenAI-style error body; `error_type` defaults to one that fits the status."""
+    kind = error_type or _ERROR_TYPES.get(status, "server_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
