@@ -68,7 +68,7 @@ class Connection:
         self._dispatcher = dispatcher
         self._max_line_bytes = max_line_bytes
         self._eof_grace = eof_grace
-        self._write_lock = anyio.Lock()
+        self._write_lock = anyio.Lock(fast_acquire=True)  # no event-loop round trip when uncontended
         self._ids = itertools.count(1)
         self._pending: dict[str, _Pending] = {}
         self._inflight: dict[str, anyio.CancelScope] = {}
@@ -122,8 +122,16 @@ class Connection:
             except Exception:  # the peer is gone; nothing left to tell
                 log.debug("could not send $/cancel_request for %s", request_id)
 
+    async def notify_json(self, method: str, params_json: bytes) -> None:
+        """Send a notification whose params are already JSON: the streaming hot path."""
+        await self._write_line(
+            b'{"jsonrpc":"2.0","method":%s,"params":%s}\n' % (json.dumps(method).encode(), params_json)
+        )
+
     async def _write(self, message: JsonDict) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        await self._write_line(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+
+    async def _write_line(self, data: bytes) -> None:
         async with self._write_lock:
             if self._closed:
                 raise ConnectionClosed()

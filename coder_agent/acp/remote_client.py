@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .jsonrpc import Connection
@@ -24,7 +25,8 @@ class RemoteClient:
         self._capabilities = capabilities
 
     async def session_update(self, session_id: str, update: SessionUpdate) -> None:
-        await self._connection.notify("session/update", {"sessionId": session_id, "update": update.wire()})
+        params = b'{"sessionId":%s,"update":%s}' % (json.dumps(session_id).encode(), update.wire_json())
+        await self._connection.notify_json("session/update", params)
 
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None

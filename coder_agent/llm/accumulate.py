@@ -9,6 +9,24 @@ from .base import ModelEvent, ReasoningDelta, TextDelta, ToolCallBegin, Usage
 from .messages import AssistantMessage, ToolCallRequest
 
 
+def _field(obj: Any, name: str) -> Any:
+    """`obj.name`, or None when absent, without pydantic's slow `__getattr__` for absent names.
+
+    litellm's stream objects keep their values in `__pydantic_extra__` or `__dict__` and delete the
+    optional fields a chunk lacks (reasoning, usage, ...); `getattr(chunk, name, None)` on one of those
+    costs ~8 us, and most chunks lack most of them.
+    """
+    if isinstance(obj, dict):
+        return obj.get(name)
+    extra = getattr(obj, "__pydantic_extra__", None)
+    if extra and name in extra:
+        return extra[name]
+    fields = getattr(obj, "__dict__", None)
+    if fields is None:
+        return getattr(obj, name, None)
+    return fields.get(name)
+
+
 @dataclasses.dataclass
 class _ToolSlot:
     id: str = ""
@@ -29,43 +47,51 @@ class StreamAccumulator:
         self._usage: Usage | None = None
 
     def add(self, chunk: Any) -> list[ModelEvent]:
+        # litellm's chunk objects are pydantic models whose missing attributes go through a slow
+        # `__getattr__`; reading their `__dict__` keeps this at a few microseconds per chunk.
         events: list[ModelEvent] = []
-        usage = getattr(chunk, "usage", None)
+        usage = _field(chunk, "usage")
         if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
             self._usage = Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
-        choices = getattr(chunk, "choices", None)
+        choices = _field(chunk, "choices")
         if not choices:
             return events
         choice = choices[0]
-        if choice.finish_reason:
-            self._finish_reason = choice.finish_reason
-        delta = choice.delta
+        finish_reason = _field(choice, "finish_reason")
+        if finish_reason:
+            self._finish_reason = finish_reason
+        delta = _field(choice, "delta")
         if delta is None:
             return events
-        reasoning = getattr(delta, "reasoning_content", None)
+        reasoning = _field(delta, "reasoning_content")
         if reasoning:
             self._reasoning.append(reasoning)
             events.append(ReasoningDelta(reasoning))
-        blocks = getattr(delta, "thinking_blocks", None)
+        blocks = _field(delta, "thinking_blocks")
         if blocks:
             self._add_thinking_blocks(blocks)
-        if delta.content:
-            self._text.append(delta.content)
-            events.append(TextDelta(delta.content))
-        for call in getattr(delta, "tool_calls", None) or ():
-            slot = self._tools.setdefault(call.index or 0, _ToolSlot())
-            if call.id:
-                slot.id = call.id
-            function = call.function
-            if function is not None:
-                if function.name:
-                    slot.name += function.name
-                if function.arguments:
-                    slot.arguments.append(function.arguments)
-            if not slot.announced and slot.id and slot.name:
-                slot.announced = True
-                events.append(ToolCallBegin(call.index or 0, slot.id, slot.name))
+        content = _field(delta, "content")
+        if content:
+            self._text.append(content)
+            events.append(TextDelta(content))
+        for call in _field(delta, "tool_calls") or ():
+            self._add_tool_call_delta(call, events)
         return events
+
+    def _add_tool_call_delta(self, call: Any, events: list[ModelEvent]) -> None:
+        index = getattr(call, "index", None) or 0
+        slot = self._tools.setdefault(index, _ToolSlot())
+        if call.id:
+            slot.id = call.id
+        function = call.function
+        if function is not None:
+            if function.name:
+                slot.name += function.name
+            if function.arguments:
+                slot.arguments.append(function.arguments)
+        if not slot.announced and slot.id and slot.name:
+            slot.announced = True
+            events.append(ToolCallBegin(index, slot.id, slot.name))
 
     def _add_thinking_blocks(self, blocks: list[Any]) -> None:
         for raw in blocks:

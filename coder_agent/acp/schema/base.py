@@ -30,6 +30,10 @@ class Wire(BaseModel):
         """The JSON-ready dict for the wire: aliases, no unset optionals."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
+    def wire_json(self) -> bytes:
+        """The same, serialised: compact JSON bytes with no newline in them."""
+        return self.__pydantic_serializer__.to_json(self, by_alias=True, exclude_none=True)
+
 
 class Empty(Wire):
     """`{}`: the result of methods that answer nothing (`session/set_mode`, `fs/write_text_file` ...)."""

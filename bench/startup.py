@@ -1,0 +1,95 @@
+"""Start-up figures for `coder-agent acp`: spawn -> initialize reply, spawn -> session/new reply, and RSS.
+
+Prints medians over N runs (default 15), next to `python -c pass` in the same run for scale.
+RSS is read from /proc right after the session/new reply, before any prompt; litellm must not be loaded then.
+
+    python bench/startup.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def one_run(env: dict[str, str], cwd: str) -> tuple[float, float, float]:
+    command = [sys.executable, "-m", "coder_agent", "acp"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(INITIALIZE)
+    proc.stdin.flush()
+    reply = json.loads(proc.stdout.readline())
+    t_init = time.perf_counter() - start
+    assert reply["result"]["protocolVersion"] == 1, reply
+    new = {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}}
+    proc.stdin.write(json.dumps(new).encode() + b"\n")
+    proc.stdin.flush()
+    reply = json.loads(proc.stdout.readline())
+    t_new = time.perf_counter() - start
+    assert "sessionId" in reply["result"], reply
+    rss = rss_mb(proc.pid)
+    proc.stdin.close()
+    proc.wait(timeout=10)
+    return t_init, t_new, rss
+
+
+def baseline(runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        env = dict(
+            os.environ,
+            CODER_AGENT_HOME=home,
+            CODER_AGENT_MODEL="openai/bench",
+            CODER_AGENT_API_BASE="http://127.0.0.1:9/v1",
+        )
+        one_run(env, home)  # warm the bytecode cache
+        results = [one_run(env, home) for _ in range(args.runs)]
+    python = baseline(args.runs)
+    inits, news, rsss = zip(*results, strict=True)
+    print(f"runs: {args.runs} (medians; min-max in brackets)")
+    print(f"python -c pass                  {python * 1000:7.1f} ms")
+    print(
+        f"spawn -> initialize reply       {statistics.median(inits) * 1000:7.1f} ms  "
+        f"[{min(inits) * 1000:.1f}-{max(inits) * 1000:.1f}]  target <= 60 ms"
+    )
+    print(
+        f"spawn -> session/new reply      {statistics.median(news) * 1000:7.1f} ms  "
+        f"[{min(news) * 1000:.1f}-{max(news) * 1000:.1f}]"
+    )
+    print(
+        f"RSS after session/new           {statistics.median(rsss):7.1f} MB  "
+        f"[{min(rsss):.1f}-{max(rsss):.1f}]  target <= 60 MB"
+    )
+    print(f"initialize / python startup     {statistics.median(inits) / python:7.2f} x")
+
+
+if __name__ == "__main__":
+    main()

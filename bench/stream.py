@@ -1,0 +1,208 @@
+"""The agent's own cost per streamed chunk, beyond litellm's.
+
+1. Own cost, precisely: real litellm chunk objects, captured once from the scripted server, are replayed
+   through the agent's real path: `LiteLLMModel._stream_once` -> `StreamAccumulator` -> `run_turn` ->
+   `RemoteClient` -> JSON-RPC `Connection` -> a pipe drained by another process (as an editor reads it).
+   Only litellm's own work (HTTP, SSE parsing, its chunk objects) is left out.
+2. End to end, for scale: the same N-chunk reply streamed live from the scripted server (its own process),
+   once consumed by litellm alone and once through the agent. On a busy 2-core machine litellm's own
+   ~1 ms per chunk jitters by more than the agent's cost, so read this as a ratio, not a difference.
+
+    python bench/stream.py [--chunks 2000] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("REPEATED_STREAMING_CHUNK_LIMIT", "1000000")
+
+from coder_agent.acp.jsonrpc import Connection
+from coder_agent.acp.remote_client import RemoteClient
+from coder_agent.acp.router import Router
+from coder_agent.agent.session import Session
+from coder_agent.agent.turn import run_turn
+from coder_agent.llm.litellm_model import LiteLLMModel, ModelConfig
+from coder_agent.llm.loader import import_litellm
+from coder_agent.llm.messages import TextPart, UserMessage
+from coder_agent.scripted.script import Reply, Script
+
+
+class _Never(anyio.abc.ByteReceiveStream):
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    async def aclose(self) -> None:
+        pass
+
+
+class _PipeSink(anyio.abc.ByteSendStream):
+    """Writes to a pipe whose other end a separate `cat > /dev/null` drains."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self.lines = 0
+
+    async def send(self, item: bytes) -> None:
+        os.write(self._fd, item)
+        self.lines += 1
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def litellm_alone(api_base: str) -> tuple[float, int]:
+    litellm = import_litellm()
+    start = time.perf_counter()
+    response = await litellm.acompletion(
+        model="openai/bench",
+        api_base=api_base,
+        api_key="sk",
+        stream=True,
+        num_retries=0,
+        max_retries=0,
+        timeout=120.0,
+        messages=[{"role": "user", "content": "go"}],
+        stream_options={"include_usage": True},
+    )
+    chunks = 0
+    async for chunk in response:
+        if chunk.choices and chunk.choices[0].delta.content:
+            chunks += 1
+    return time.perf_counter() - start, chunks
+
+
+async def through_agent(api_base: str, sink: _PipeSink) -> tuple[float, int]:
+    model = LiteLLMModel(ModelConfig(model="openai/bench", api_base=api_base, api_key="sk", max_retries=0))
+    connection = Connection(_Never(), sink, Router())
+    client = RemoteClient(connection)
+    session = Session(id="bench", cwd=str(Path.cwd()))
+    before = sink.lines
+    start = time.perf_counter()
+    await run_turn(session, UserMessage(parts=[TextPart(text="go")]), model, client)
+    return time.perf_counter() - start, sink.lines - before
+
+
+class _Replay:
+    """Stands in for the litellm module: `acompletion` replays captured chunks."""
+
+    def __init__(self, chunks: list[object]) -> None:
+        self._chunks = chunks
+
+    async def acompletion(self, **_: object) -> _Replay._Stream:
+        return _Replay._Stream(self._chunks)
+
+    def cost_per_token(self, **_: object) -> tuple[float, float]:
+        return 0.0, 0.0
+
+    class _Stream:
+        def __init__(self, chunks: list[object]) -> None:
+            self._iter = iter(chunks)
+
+        def __aiter__(self) -> _Replay._Stream:
+            return self
+
+        async def __anext__(self) -> object:
+            try:
+                return next(self._iter)
+            except StopIteration:
+                raise StopAsyncIteration from None
+
+        async def aclose(self) -> None:
+            pass
+
+
+async def capture(api_base: str) -> list[object]:
+    litellm = import_litellm()
+    response = await litellm.acompletion(
+        model="openai/bench",
+        api_base=api_base,
+        api_key="sk",
+        stream=True,
+        num_retries=0,
+        max_retries=0,
+        messages=[{"role": "user", "content": "go"}],
+        stream_options={"include_usage": True},
+    )
+    return [chunk async for chunk in response]
+
+
+async def replay_through_agent(chunks: list[object], sink: _PipeSink) -> tuple[float, int]:
+    model = LiteLLMModel(ModelConfig(model="openai/bench", max_retries=0))
+    replay = _Replay(chunks)
+    model_stream = model._stream_once  # the real per-chunk path, minus litellm
+
+    async def stream(messages: object, tools: object = ()) -> object:
+        async for event in model_stream(replay, messages, tools):  # type: ignore[arg-type]
+            yield event
+
+    model.stream = stream  # type: ignore[assignment,method-assign]
+    connection = Connection(_Never(), sink, Router())
+    session = Session(id="bench", cwd=str(Path.cwd()))
+    before = sink.lines
+    start = time.perf_counter()
+    await run_turn(session, UserMessage(parts=[TextPart(text="go")]), model, RemoteClient(connection))
+    return time.perf_counter() - start, sink.lines - before
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "script.json"
+        Script(default=Reply.many_chunks(args.chunks)).save(script)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "coder_agent.scripted", "--script", str(script)], stdout=subprocess.PIPE, text=True
+        )
+        drain = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        try:
+            assert server.stdout is not None and drain.stdin is not None
+            api_base = server.stdout.readline().strip()
+            sink = _PipeSink(drain.stdin.fileno())
+            chunks = await capture(api_base)
+            await replay_through_agent(chunks, sink)  # warm up
+            own = []
+            for _ in range(args.rounds * 3):
+                seconds, n = await replay_through_agent(chunks, sink)
+                assert n == args.chunks, n
+                own.append(seconds)
+            await litellm_alone(api_base)  # warm up both live paths
+            await through_agent(api_base, sink)
+            alone, agent = [], []
+            for _ in range(args.rounds):
+                seconds, n = await litellm_alone(api_base)
+                assert n == args.chunks, n
+                alone.append(seconds)
+                seconds, n = await through_agent(api_base, sink)
+                assert n == args.chunks, n
+                agent.append(seconds)
+        finally:
+            server.terminate()
+            drain.stdin.close() if drain.stdin else None
+            server.wait()
+            drain.wait()
+    a, g = statistics.median(alone), statistics.median(agent)
+    per_own = statistics.median(own) / args.chunks * 1e6
+    print(f"chunks per reply: {args.chunks}, rounds: {args.rounds} (medians)")
+    print(f"agent's own cost (replayed chunks)   {per_own:7.1f} us/chunk  target <= 100 us")
+    print(f"live: litellm alone                  {a / args.chunks * 1e6:7.1f} us/chunk  ({a * 1000:.0f} ms per reply)")
+    print(f"live: through the agent              {g / args.chunks * 1e6:7.1f} us/chunk  ({g * 1000:.0f} ms per reply)")
+    print(f"live: agent / litellm alone          {g / a:7.2f} x")
+
+
+if __name__ == "__main__":
+    anyio.run(main)
