@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from .jsonrpc import Connection
-from .schema import ClientCapabilities, ReadTextFileRequest, ReadTextFileResponse, SessionUpdate
+from .schema import (
+    ClientCapabilities,
+    CreateTerminalRequest,
+    CreateTerminalResponse,
+    EnvVariable,
+    PermissionOption,
+    PermissionOutcome,
+    ReadTextFileRequest,
+    ReadTextFileResponse,
+    RequestPermissionRequest,
+    RequestPermissionResponse,
+    SessionUpdate,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    TerminalRequest,
+    ToolCallProgress,
+    WriteTextFileRequest,
+)
 
-# A client that never answers must not hang the agent forever.
+# A client that never answers must not hang the agent forever. A person may take a while to decide.
 FILE_TIMEOUT = 60.0
+TERMINAL_TIMEOUT = 60.0
+PERMISSION_TIMEOUT = 30 * 60.0
 
 
 class RemoteClient:
@@ -28,9 +48,63 @@ class RemoteClient:
         params = b'{"sessionId":%s,"update":%s}' % (json.dumps(session_id).encode(), update.wire_json())
         await self._connection.notify_json("session/update", params)
 
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallProgress, options: Sequence[PermissionOption]
+    ) -> PermissionOutcome:
+        params = RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=list(options))
+        result = await self._call("session/request_permission", params.wire(), PERMISSION_TIMEOUT)
+        return RequestPermissionResponse.model_validate(result).outcome
+
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None
     ) -> str:
         params = ReadTextFileRequest(session_id=session_id, path=path, line=line, limit=limit)
-        result: Any = await self._connection.request("fs/read_text_file", params.wire(), timeout=FILE_TIMEOUT)
-        return ReadTextFileResponse.model_validate(result or {}).content
+        result = await self._call("fs/read_text_file", params.wire(), FILE_TIMEOUT)
+        return ReadTextFileResponse.model_validate(result).content
+
+    async def write_text_file(self, session_id: str, path: str, content: str) -> None:
+        params = WriteTextFileRequest(session_id=session_id, path=path, content=content)
+        await self._call("fs/write_text_file", params.wire(), FILE_TIMEOUT)
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: Sequence[str] = (),
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        output_byte_limit: int | None = None,
+    ) -> str:
+        params = CreateTerminalRequest(
+            session_id=session_id,
+            command=command,
+            args=list(args),
+            cwd=cwd,
+            env=[EnvVariable(name=k, value=v) for k, v in (env or {}).items()],
+            output_byte_limit=output_byte_limit,
+        )
+        result = await self._call("terminal/create", params.wire(), TERMINAL_TIMEOUT)
+        return CreateTerminalResponse.model_validate(result).terminal_id
+
+    async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
+        result = await self._terminal("terminal/output", session_id, terminal_id, TERMINAL_TIMEOUT)
+        return TerminalOutputResponse.model_validate(result)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str) -> TerminalExitStatus:
+        # The command may run for long; the caller bounds this wait with its own timeout.
+        result = await self._terminal("terminal/wait_for_exit", session_id, terminal_id, None)
+        return TerminalExitStatus.model_validate(result)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str) -> None:
+        await self._terminal("terminal/kill", session_id, terminal_id, TERMINAL_TIMEOUT)
+
+    async def release_terminal(self, session_id: str, terminal_id: str) -> None:
+        await self._terminal("terminal/release", session_id, terminal_id, TERMINAL_TIMEOUT)
+
+    async def _terminal(self, method: str, session_id: str, terminal_id: str, timeout: float | None) -> Any:
+        params = TerminalRequest(session_id=session_id, terminal_id=terminal_id).wire()
+        return await self._call(method, params, timeout)
+
+    async def _call(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+        result = await self._connection.request(method, params, timeout=timeout)
+        return result if result is not None else {}

@@ -20,6 +20,11 @@ def prompts_dir() -> Path:
     raise FileNotFoundError("the prompts/ folder is missing from this installation")
 
 
+def read_prompt(name: str) -> str:
+    """`prompts/<name>` as it is (tool descriptions: no placeholders)."""
+    return (prompts_dir() / name).read_text(encoding="utf-8").strip()
+
+
 def render(name: str, **values: str) -> str:
     """Render `prompts/<name>`; a placeholder without a value is an error, not a silent blank."""
     template = Template((prompts_dir() / name).read_text(encoding="utf-8"))

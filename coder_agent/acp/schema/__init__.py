@@ -39,6 +39,7 @@ from .initialize import (
 )
 from .session import (
     CancelRequestParams,
+    EnvVariable,
     LoadSessionRequest,
     McpServer,
     McpServerHttp,
@@ -100,6 +101,7 @@ __all__ = [
     "DiffContent",
     "EmbeddedResource",
     "Empty",
+    "EnvVariable",
     "ImageContent",
     "Implementation",
     "InitializeRequest",
