@@ -13,28 +13,41 @@ from .acp.lines import PrefixedStream
 from .acp.remote_client import RemoteClient
 from .acp.router import Router
 from .acp.stdio import stdio_streams
-from .agent.acp_agent import AcpAgent
+from .agent.acp_agent import AcpAgent, AgentOptions, ModelFactory
+from .agent.tools import builtin_tools
 from .llm.base import Model
 from .settings import Settings
 
 log = logging.getLogger(__name__)
 
 
-def make_model(settings: Settings) -> Model | None:
-    if not settings.model:
-        return None
-    from .llm.litellm_model import LiteLLMModel, ModelConfig  # no litellm import here: it stays lazy
+def model_factory(settings: Settings) -> ModelFactory:
+    """Models for each turn, from the settings; litellm itself stays unimported until a turn streams."""
+    from .llm.litellm_model import LiteLLMModel, ModelConfig
 
-    return LiteLLMModel(
-        ModelConfig(
-            model=settings.model,
-            api_base=settings.api_base,
-            api_key=settings.api_key,
-            timeout=settings.request_timeout,
-            max_retries=settings.max_retries,
-            retry_base_delay=settings.retry_base_delay,
-            max_tokens=settings.max_tokens,
+    def make(model: str, reasoning_effort: str | None) -> Model:
+        return LiteLLMModel(
+            ModelConfig(
+                model=model,
+                api_base=settings.api_base,
+                api_key=settings.api_key,
+                timeout=settings.request_timeout,
+                max_retries=settings.max_retries,
+                retry_base_delay=settings.retry_base_delay,
+                max_tokens=settings.max_tokens,
+                reasoning_effort=reasoning_effort,
+            )
         )
+
+    return make
+
+
+def agent_options(settings: Settings) -> AgentOptions:
+    return AgentOptions(
+        model=settings.model,
+        models=settings.models,
+        default_mode=settings.default_mode,
+        max_turn_requests=settings.max_turn_requests,
     )
 
 
@@ -49,7 +62,14 @@ async def serve(
     connection = Connection(receive, send, router)
     client = RemoteClient(connection)
     async with anyio.create_task_group() as background:
-        agent = AcpAgent(client, client.set_capabilities, make_model(settings), background)
+        agent = AcpAgent(
+            client,
+            client.set_capabilities,
+            agent_options(settings),
+            model_factory(settings),
+            builtin_tools(),
+            background,
+        )
         agent.register(router)
         if early_initialize is not None:
             agent.adopt_initialize(early_initialize)

@@ -34,6 +34,24 @@ class Settings(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=10, description="Retries of a failed model call (429, 5xx, ...)")
     retry_base_delay: float = Field(default=1.0, ge=0, description="First retry delay in seconds; doubles each time")
     max_tokens: int | None = Field(default=None, gt=0, description="Cap on tokens per model reply")
+    models: list[str] = Field(default_factory=list, description="Models offered in the editor's model menu")
+    default_mode: str = Field(default="default", description="Mode of new sessions")
+    max_turn_requests: int = Field(default=100, ge=1, description="Model calls per prompt turn before it stops")
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("default_mode")
+    @classmethod
+    def _known_mode(cls, value: str) -> str:
+        modes = ("ask", "default", "accept-edits", "plan", "bypass")
+        if value not in modes:
+            raise ValueError(f"must be one of {', '.join(modes)}")
+        return value
 
     @field_validator("model", "api_base", "api_key", mode="before")
     @classmethod
@@ -64,6 +82,9 @@ class Settings(BaseModel):
             if raw is not None:
                 values[name] = raw
         values.setdefault("home", default_home(env))
+        for option, setting in read_config_file(Path(str(values["home"])) / "config.toml").items():
+            if option in cls.model_fields:
+                values.setdefault(option, setting)
         try:
             return cls.model_validate(values)
         except ValidationError as exc:
@@ -72,6 +93,20 @@ class Settings(BaseModel):
                 for err in exc.errors(include_url=False)
             )
             raise SettingsError(f"invalid settings: {problems}") from None
+
+
+def read_config_file(path: Path) -> dict[str, object]:
+    """The user's config file (`$CODER_AGENT_HOME/config.toml`): the settings' names in lower case."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"invalid config file {path}: {exc}") from None
 
 
 def read_dotenv(path: Path) -> dict[str, str]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -15,19 +16,29 @@ from ..acp.errors import INTERNAL_ERROR, RequestError
 from ..acp.router import Router
 from ..acp.schema import (
     ClientCapabilities,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    Empty,
     InitializeRequest,
     NewSessionRequest,
     NewSessionResponse,
     PromptRequest,
     PromptResponse,
     SessionIdParams,
+    SetConfigOptionRequest,
+    SetConfigOptionResponse,
+    SetSessionModeRequest,
 )
+from ..llm import catalog
 from ..llm.base import Model, ModelError
 from ..llm.loader import load_litellm
 from .capabilities import PROTOCOL_VERSION, initialize_result
 from .client import Client
+from .config import apply_choice, config_options, mode_state
 from .context import user_message_from_prompt
+from .environment import system_prompt
 from .session import Session, new_id
+from .tools.base import Tool
 from .turn import run_turn
 
 log = logging.getLogger(__name__)
@@ -38,6 +49,17 @@ NO_MODEL_MESSAGE = (
     "CODER_AGENT_API_KEY or the provider's own variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...). "
     "For an OpenAI-compatible server also set CODER_AGENT_API_BASE."
 )
+
+ModelFactory = Callable[[str, str | None], Model]
+"""(litellm model string, reasoning effort or None) -> a Model."""
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    model: str | None = None
+    models: Sequence[str] = field(default_factory=list)
+    default_mode: str = "default"
+    max_turn_requests: int = 100
 
 
 def _require_absolute(name: str, path: str) -> None:
@@ -50,12 +72,16 @@ class AcpAgent:
         self,
         client: Client,
         set_client_capabilities: Callable[[ClientCapabilities], None],
-        model: Model | None,
+        options: AgentOptions,
+        model_factory: ModelFactory,
+        tools: Sequence[Tool[Any]],
         background: anyio.abc.TaskGroup,
     ) -> None:
         self._client = client
         self._set_client_capabilities = set_client_capabilities
-        self._model = model
+        self._options = options
+        self._model_factory = model_factory
+        self._tools = {tool.name: tool for tool in tools}
         self._background = background
         self._sessions: dict[str, Session] = {}
         self._preloading = False
@@ -64,6 +90,8 @@ class AcpAgent:
         router.on_request("initialize", InitializeRequest, self.initialize)
         router.on_request("session/new", NewSessionRequest, self.new_session)
         router.on_request("session/prompt", PromptRequest, self.prompt)
+        router.on_request("session/set_mode", SetSessionModeRequest, self.set_mode)
+        router.on_request("session/set_config_option", SetConfigOptionRequest, self.set_config_option)
         router.on_notification("session/cancel", SessionIdParams, self.cancel)
 
     def _session(self, session_id: str) -> Session:
@@ -71,6 +99,8 @@ class AcpAgent:
         if session is None:
             raise RequestError.session_not_found(session_id)
         return session
+
+    # ---- initialize -------------------------------------------------------------------------------
 
     async def initialize(self, params: InitializeRequest) -> dict[str, Any]:
         self._set_client_capabilities(params.client_capabilities)
@@ -88,32 +118,84 @@ class AcpAgent:
             request = InitializeRequest(protocol_version=PROTOCOL_VERSION)
         self._set_client_capabilities(request.client_capabilities)
 
+    # ---- sessions ---------------------------------------------------------------------------------
+
     async def new_session(self, params: NewSessionRequest) -> NewSessionResponse:
         _require_absolute("cwd", params.cwd)
         for directory in params.additional_directories:
             _require_absolute("additionalDirectories[]", directory)
-        session = Session(id=new_id("sess"), cwd=params.cwd, additional_directories=params.additional_directories)
+        session = Session(
+            id=new_id("sess"),
+            cwd=params.cwd,
+            additional_directories=params.additional_directories,
+            mode=self._options.default_mode,
+            model=self._options.model,
+        )
+        session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
         self._sessions[session.id] = session
         self._start_preload()
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(
+            session_id=session.id, modes=mode_state(session), config_options=self._config_options(session)
+        )
+
+    def _reasoning(self, session: Session) -> bool:
+        return session.model is not None and bool(catalog.supports_reasoning(session.model))
+
+    def _config_options(self, session: Session) -> list[Any]:
+        return list(config_options(session, self._options.models, self._reasoning(session)))
 
     def _start_preload(self) -> None:
         """Import litellm in the background once a session exists, so the first prompt does not wait for it."""
-        if self._model is not None and not self._preloading:
+        if self._options.model is not None and not self._preloading:
             self._preloading = True
-            self._background.start_soon(load_litellm)
+            self._background.start_soon(self._preload)
+
+    async def _preload(self) -> None:
+        await load_litellm()
+        # Only now can litellm say which models take a reasoning effort: offer the option where they do.
+        for session in list(self._sessions.values()):
+            if self._reasoning(session):
+                await self._announce_config(session, mode_changed=False)
+
+    async def _announce_config(self, session: Session, mode_changed: bool) -> None:
+        if mode_changed:
+            await self._client.session_update(session.id, CurrentModeUpdate(current_mode_id=session.mode))
+        await self._client.session_update(session.id, ConfigOptionUpdate(config_options=self._config_options(session)))
+
+    async def set_mode(self, params: SetSessionModeRequest) -> Empty:
+        session = self._session(params.session_id)
+        self._choose(session, "mode", params.mode_id)
+        await self._announce_config(session, mode_changed=True)
+        return Empty()
+
+    async def set_config_option(self, params: SetConfigOptionRequest) -> SetConfigOptionResponse:
+        session = self._session(params.session_id)
+        if not isinstance(params.value, str):
+            raise RequestError.invalid_params(f"Invalid params: {params.config_id} takes one of its listed values")
+        old_mode = session.mode
+        self._choose(session, params.config_id, params.value)
+        await self._announce_config(session, mode_changed=session.mode != old_mode)
+        return SetConfigOptionResponse(config_options=self._config_options(session))
+
+    def _choose(self, session: Session, config_id: str, value: str) -> None:
+        apply_choice(session, config_id, value, self._options.models, self._reasoning(session))
+
+    # ---- prompt turns -----------------------------------------------------------------------------
 
     async def prompt(self, params: PromptRequest) -> PromptResponse:
         session = self._session(params.session_id)
-        if self._model is None:
+        if session.model is None:
             raise RequestError(INTERNAL_ERROR, NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
         if session.turn_scope is not None:
             raise RequestError.invalid_params("Invalid params: a prompt is already running in this session")
-        user = await user_message_from_prompt(params.prompt, self._client, session.id)
+        model = self._model_factory(session.model, session.thought_level)
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             try:
-                stop_reason = await run_turn(session, user, self._model, self._client)
+                user = await user_message_from_prompt(params.prompt, self._client, session.id)
+                stop_reason = await run_turn(
+                    session, user, model, self._client, self._tools, self._options.max_turn_requests
+                )
             except ModelError as exc:
                 raise RequestError(
                     INTERNAL_ERROR, exc.message, {"retryable": exc.retryable, "status": exc.status}

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
-import platform
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from string import Template
@@ -29,13 +26,3 @@ def render(name: str, **values: str) -> str:
     """Render `prompts/<name>`; a placeholder without a value is an error, not a silent blank."""
     template = Template((prompts_dir() / name).read_text(encoding="utf-8"))
     return template.substitute(values).strip() + "\n"
-
-
-def system_prompt(cwd: str, additional_directories: Sequence[str], today: datetime.date | None = None) -> str:
-    return render(
-        "system.md",
-        cwd=cwd,
-        additional_directories=", ".join(additional_directories) or "none",
-        os=f"{platform.system()} {platform.release()}",
-        date=(today or datetime.date.today()).isoformat(),
-    )

@@ -1,4 +1,4 @@
-"""A session: its roots, its conversation with the model, and the turn that may be running."""
+"""A session: its roots, mode and choices, its conversation with the model, and the turn that may be running."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import anyio
 
 from ..llm.messages import ChatMessage, SystemMessage
-from .prompts import system_prompt
+from .permissions import DEFAULT_MODE, MODES, PermissionRules
+from .prompts import render
 
 
 def new_id(prefix: str) -> str:
@@ -20,7 +21,12 @@ class Session:
     id: str
     cwd: str
     additional_directories: list[str] = field(default_factory=list)
+    mode: str = DEFAULT_MODE
+    model: str | None = None  # litellm model string; None: no model configured
+    thought_level: str | None = None  # reasoning effort, where the model supports it
+    system_prompt: str = ""
     history: list[ChatMessage] = field(default_factory=list)
+    rules: PermissionRules = field(default_factory=PermissionRules)
     turn_scope: anyio.CancelScope | None = None
 
     @property
@@ -28,8 +34,10 @@ class Session:
         return [self.cwd, *self.additional_directories]
 
     def model_messages(self) -> list[ChatMessage]:
-        """What the model sees: the system prompt (rendered fresh, so the date is today's), then the history."""
-        return [SystemMessage(text=system_prompt(self.cwd, self.additional_directories)), *self.history]
+        """What the model sees: the system prompt (with the current mode), then the history."""
+        mode = next((m for m in MODES if m.id == self.mode), MODES[1])
+        note = render("modes.md", mode=mode.name, description=(mode.description or "").lower())
+        return [SystemMessage(text=f"{self.system_prompt}\n{note}"), *self.history]
 
     def cancel_turn(self) -> None:
         if self.turn_scope is not None:

@@ -1,15 +1,19 @@
-"""One prompt turn: the model streams, each delta goes to the editor at once, the reply lands in history."""
+"""One prompt turn: model -> tools -> model ... until the model stops, or the request limit is reached."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from contextlib import aclosing
+from typing import Any
 
 from ..acp.schema import AgentMessageChunk, AgentThoughtChunk, StopReason, TextContent
 from ..llm.base import Completion, Model, ReasoningDelta, TextDelta
 from ..llm.messages import AssistantMessage, UserMessage
 from .client import Client
 from .session import Session, new_id
+from .tool_calls import ToolCallRunner
+from .tools.base import Tool
 
 log = logging.getLogger(__name__)
 
@@ -28,15 +32,18 @@ def stop_reason_for(finish_reason: str) -> StopReason:
     return _STOP_REASONS.get(finish_reason, "end_turn")
 
 
-async def run_turn(session: Session, user: UserMessage, model: Model, client: Client) -> StopReason:
-    """Run the turn; `ModelError` and cancellation propagate, but whatever was shown stays in history."""
-    session.history.append(user)
+async def stream_reply(session: Session, model: Model, client: Client, tools: Mapping[str, Tool[Any]]) -> Completion:
+    """One model call: each delta goes to the editor at once; the reply lands in history.
+
+    `ModelError` and cancellation propagate, but whatever the user saw stays in history.
+    """
     message_id = new_id("msg")
     thought_id = new_id("thought")
     shown: list[str] = []
     completion: Completion | None = None
+    specs = [tool.spec() for tool in tools.values()]
     try:
-        async with aclosing(model.stream(session.model_messages())) as events:
+        async with aclosing(model.stream(session.model_messages(), specs)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
                     shown.append(event.text)
@@ -55,4 +62,24 @@ async def run_turn(session: Session, user: UserMessage, model: Model, client: Cl
             session.history.append(AssistantMessage(text="".join(shown)))
     if completion is None:
         raise RuntimeError("the model stream ended without a completion")
-    return stop_reason_for(completion.finish_reason)
+    return completion
+
+
+async def run_turn(
+    session: Session,
+    user: UserMessage,
+    model: Model,
+    client: Client,
+    tools: Mapping[str, Tool[Any]],
+    max_requests: int = 100,
+) -> StopReason:
+    session.history.append(user)
+    runner = ToolCallRunner(session, client, tools)
+    for _ in range(max_requests):
+        completion = await stream_reply(session, model, client, tools)
+        calls = completion.message.tool_calls
+        if not calls:
+            return stop_reason_for(completion.finish_reason)
+        await runner.run_all(calls)
+    log.info("turn in %s stopped after %d model requests", session.id, max_requests)
+    return "max_turn_requests"

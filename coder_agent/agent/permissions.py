@@ -1,0 +1,137 @@
+"""Modes and the permission gate: whether a prepared tool call runs, asks the user first, or is refused."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..acp.schema import PermissionOption, SessionMode
+from .tools.base import Intent
+
+MODES: list[SessionMode] = [
+    SessionMode(id="ask", name="Ask", description="Every edit and every command asks first"),
+    SessionMode(id="default", name="Default", description="Reads are free; edits and commands ask"),
+    SessionMode(id="accept-edits", name="Accept edits", description="Edits inside the project are free; commands ask"),
+    SessionMode(id="plan", name="Plan", description="Read-only: no edits, no commands; the agent plans"),
+    SessionMode(id="bypass", name="Bypass", description="Nothing asks (use with care)"),
+]
+MODE_IDS = [mode.id for mode in MODES]
+DEFAULT_MODE = "default"
+
+Action = Literal["allow", "ask", "deny"]
+
+# Shell syntax that can chain or redirect: such commands never match a remembered "always allow" prefix.
+_SHELL_METACHARACTERS = set(";&|<>`$(){}\n")
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Action
+    reason: str = ""
+
+
+def command_prefix(command: str) -> tuple[str, ...] | None:
+    """The prefix an "always allow" remembers: the program and its subcommand (`npm test`, `git status`).
+
+    None for commands that chain, redirect or substitute: those always ask.
+    """
+    if any(char in _SHELL_METACHARACTERS for char in command):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    program = words[0]
+    subcommand = words[1] if len(words) > 1 else ""
+    if subcommand and not subcommand.startswith("-") and subcommand.replace("-", "").replace("_", "").isalnum():
+        return (program, subcommand)
+    return (program,)
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    real = os.path.realpath(path)
+    for root in roots:
+        real_root = os.path.realpath(root)
+        if real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+@dataclass
+class PermissionRules:
+    """The user's "always" answers, remembered for the session: per tool for edits, per prefix for commands."""
+
+    tools: dict[str, bool] = field(default_factory=dict)
+    prefixes: dict[tuple[str, ...], bool] = field(default_factory=dict)
+    exact_commands: dict[str, bool] = field(default_factory=dict)  # commands that have no safe prefix
+
+    def lookup(self, tool: str, intent: Intent) -> bool | None:
+        if intent.effect != "execute":
+            return self.tools.get(tool)
+        command = (intent.command or "").strip()
+        if command_prefix(command) is None:
+            return self.exact_commands.get(command)
+        words = tuple(shlex.split(command))
+        for known, allowed in self.prefixes.items():
+            if words[: len(known)] == known:
+                return allowed
+        return None
+
+    def remember(self, tool: str, intent: Intent, allowed: bool) -> None:
+        if intent.effect != "execute":
+            self.tools[tool] = allowed
+            return
+        command = (intent.command or "").strip()
+        prefix = command_prefix(command)
+        if prefix is None:
+            self.exact_commands[command] = allowed
+        else:
+            self.prefixes[prefix] = allowed
+
+    @staticmethod
+    def always_label(tool: str, intent: Intent) -> str:
+        """What an "always" answer covers, for the option's name."""
+        if intent.effect != "execute":
+            return f"{tool} edits"
+        command = (intent.command or "").strip()
+        prefix = command_prefix(command)
+        if prefix is None:
+            return "this exact command"
+        return f"`{' '.join(prefix)}` commands"
+
+
+def decide(mode: str, tool: str, intent: Intent, rules: PermissionRules, roots: list[str]) -> Decision:
+    if intent.effect in ("read", "none"):
+        return Decision("allow")
+    if mode == "bypass":
+        return Decision("allow")
+    if mode == "plan":
+        what = "edits files" if intent.effect == "edit" else "runs commands"
+        return Decision("deny", f"Plan mode is read-only and this call {what}. Describe the change as a plan instead.")
+    outside = [path for path in intent.written_paths if not _inside(path, roots)]
+    if outside:
+        # Outside the session's roots every write asks, whatever was remembered and whatever the mode.
+        return Decision("ask", f"writes outside the project: {', '.join(outside)}")
+    if mode != "ask":
+        remembered = rules.lookup(tool, intent)
+        if remembered is True:
+            return Decision("allow")
+        if remembered is False:
+            return Decision("deny", "The user chose to always reject this kind of call.")
+    if mode == "accept-edits" and intent.effect == "edit":
+        return Decision("allow")
+    return Decision("ask")
+
+
+def permission_options(tool: str, intent: Intent) -> list[PermissionOption]:
+    label = PermissionRules.always_label(tool, intent)
+    return [
+        PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+        PermissionOption(option_id="allow_always", name=f"Always allow {label}", kind="allow_always"),
+        PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+        PermissionOption(option_id="reject_always", name=f"Always reject {label}", kind="reject_always"),
+    ]

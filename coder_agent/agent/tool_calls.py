@@ -1,0 +1,217 @@
+"""Running the tool calls of one model response: prepare, show, ask, run, report, and answer the model.
+
+Every call the model makes is shown to the editor (`tool_call`, then `tool_call_update`s) and answered in
+the history (`ToolMessage`), whatever happens to it: invalid arguments, a refusal, a failure, cancellation.
+Consecutive read-only calls run concurrently; everything else runs one at a time, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from pydantic import ValidationError
+
+from ..acp.errors import RequestError
+from ..acp.schema import SessionUpdate, ToolCallContent, ToolCallProgress, ToolCallStart
+from ..llm.messages import ToolCallRequest, ToolMessage
+from .client import Client
+from .files import Files
+from .permissions import decide, permission_options
+from .session import Session, new_id
+from .tools.base import Intent, Tool, ToolContext, ToolError, ToolResult, text_content
+
+log = logging.getLogger(__name__)
+
+MAX_OUTPUT_CHARS = 60_000
+CANCELLED = "Cancelled: the user stopped the turn before this call finished."
+
+
+@dataclass
+class _Call:
+    request: ToolCallRequest
+    acp_id: str
+    announced: bool = False
+    answer: str | None = None  # what the model will read; None until the call is settled
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_OUTPUT_CHARS:
+        return text
+    half = MAX_OUTPUT_CHARS // 2
+    return f"{text[:half]}\n... [{len(text) - MAX_OUTPUT_CHARS} characters omitted] ...\n{text[-half:]}"
+
+
+class ToolCallRunner:
+    def __init__(self, session: Session, client: Client, tools: Mapping[str, Tool[Any]]) -> None:
+        self._session = session
+        self._client = client
+        self._tools = tools
+        self._files = Files(client, session.id)
+
+    async def run_all(self, requests: Sequence[ToolCallRequest]) -> None:
+        calls = [_Call(request, new_id("call")) for request in requests]
+        try:
+            batch: list[_Call] = []
+            for call in calls:
+                tool = self._tools.get(call.request.name)
+                if tool is not None and tool.read_only:
+                    batch.append(call)
+                    continue
+                await self._run_batch(batch)
+                batch = []
+                await self._run(call)
+            await self._run_batch(batch)
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await self._settle_unfinished(calls)
+
+    async def _run_batch(self, batch: list[_Call]) -> None:
+        if len(batch) == 1:
+            await self._run(batch[0])
+        elif batch:
+            async with anyio.create_task_group() as tg:
+                for call in batch:
+                    tg.start_soon(self._run, call)
+
+    async def _settle_unfinished(self, calls: list[_Call]) -> None:
+        """After a cancel: unfinished calls are marked failed, and every call gets its answer in history."""
+        for call in calls:
+            if call.answer is None:
+                call.answer = CANCELLED
+                if call.announced:
+                    await self._update(call, status="failed", content=[text_content(CANCELLED)])
+            self._session.history.append(ToolMessage(tool_call_id=call.request.id, content=call.answer))
+
+    async def _update(self, call: _Call, **fields: Any) -> None:
+        await self._client.session_update(self._session.id, ToolCallProgress(tool_call_id=call.acp_id, **fields))
+
+    async def _emit(self, update: SessionUpdate) -> None:
+        await self._client.session_update(self._session.id, update)
+
+    async def _fail(self, call: _Call, message: str, title: str | None = None) -> None:
+        if not call.announced:
+            call.announced = True
+            start = ToolCallStart(
+                tool_call_id=call.acp_id,
+                title=title or call.request.name,
+                raw_input=_raw_arguments(call.request),
+                status="failed",
+                content=[text_content(message)],
+            )
+            await self._emit(start)
+        else:
+            await self._update(call, status="failed", content=[text_content(message)])
+        call.answer = message
+
+    async def _run(self, call: _Call) -> None:
+        request = call.request
+        tool = self._tools.get(request.name)
+        if tool is None:
+            await self._fail(call, f"Unknown tool {request.name!r}. Available tools: {', '.join(sorted(self._tools))}.")
+            return
+        try:
+            arguments = json.loads(request.arguments or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError("the arguments must be a JSON object")
+            args = tool.parse(arguments)
+        except (ValueError, ValidationError) as exc:
+            await self._fail(call, f"Invalid arguments for {request.name}: {exc}")
+            return
+        ctx = self._context(call)
+        try:
+            intent = await tool.prepare(args, ctx)
+        except (ToolError, OSError) as exc:
+            await self._fail(call, str(exc))
+            return
+        await self._announce(call, intent, arguments)
+        refusal = await self._authorize(call, tool, intent, arguments)
+        if refusal is not None:
+            await self._fail(call, refusal)
+            return
+        await self._update(call, status="in_progress")
+        try:
+            result = await tool.run(args, intent, ctx)
+        except (ToolError, OSError, RequestError) as exc:
+            message = exc.message if isinstance(exc, RequestError) else str(exc)
+            await self._fail(call, f"{request.name} failed: {message}")
+            return
+        except Exception as exc:
+            log.exception("tool %s crashed", request.name)
+            await self._fail(call, f"{request.name} failed with an internal error: {type(exc).__name__}: {exc}")
+            return
+        await self._finish(call, result)
+
+    def _context(self, call: _Call) -> ToolContext:
+        async def progress(content: list[ToolCallContent]) -> None:
+            await self._update(call, content=content)
+
+        session = self._session
+        return ToolContext(session.id, session.cwd, session.roots, self._client, self._files, self._emit, progress)
+
+    async def _announce(self, call: _Call, intent: Intent, arguments: dict[str, Any]) -> None:
+        call.announced = True
+        await self._emit(
+            ToolCallStart(
+                tool_call_id=call.acp_id,
+                title=intent.title,
+                kind=intent.kind,
+                status="pending",
+                content=intent.content,
+                locations=intent.locations,
+                raw_input=arguments,
+            )
+        )
+
+    async def _authorize(self, call: _Call, tool: Tool[Any], intent: Intent, arguments: dict[str, Any]) -> str | None:
+        """None when the call may run; else the refusal the model reads."""
+        session = self._session
+        decision = decide(session.mode, tool.name, intent, session.rules, session.roots)
+        if decision.action == "allow":
+            return None
+        if decision.action == "deny":
+            return f"Refused: {decision.reason}"
+        tool_call = ToolCallProgress(
+            tool_call_id=call.acp_id,
+            title=intent.title,
+            kind=intent.kind,
+            status="pending",
+            content=intent.content,
+            locations=intent.locations,
+            raw_input=arguments,
+        )
+        try:
+            outcome = await self._client.request_permission(
+                session.id, tool_call, permission_options(tool.name, intent)
+            )
+        except RequestError as exc:
+            return f"Refused: permission could not be asked ({exc.message}). Do not retry this call."
+        chosen = outcome.option_id if outcome.outcome == "selected" else None
+        if chosen in ("allow_always", "reject_always"):
+            session.rules.remember(tool.name, intent, allowed=chosen == "allow_always")
+        if chosen in ("allow_once", "allow_always"):
+            return None
+        if chosen is None:
+            return "Refused: the user dismissed the permission prompt. Do not retry this call; ask the user."
+        return "Refused: the user rejected this call. Do not retry it as is; ask the user how to proceed."
+
+    async def _finish(self, call: _Call, result: ToolResult) -> None:
+        content = result.content or [text_content(_capped(result.output))]
+        await self._update(
+            call,
+            status="failed" if result.failed else "completed",
+            content=content,
+            raw_output=result.raw_output,
+        )
+        call.answer = _capped(result.output)
+
+
+def _raw_arguments(request: ToolCallRequest) -> Any:
+    try:
+        return json.loads(request.arguments or "{}")
+    except ValueError:
+        return {"arguments": request.arguments}
