@@ -1,0 +1,126 @@
+"""The permission gate: modes, remembered answers, the project's roots."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from coder_agent.agent.permissions import PermissionRules, command_prefix, decide, permission_options
+from coder_agent.agent.tools.base import FileChange, Intent
+
+
+def edit(path: str) -> Intent:
+    return Intent(title="Edit", kind="edit", effect="edit", changes=[FileChange(path, "a", "b")])
+
+
+def command(text: str) -> Intent:
+    return Intent(title=text, kind="execute", effect="execute", command=text)
+
+
+READ = Intent(title="Read", kind="read", effect="read")
+
+
+@pytest.mark.parametrize(
+    ("mode", "read", "edit_inside", "run"),
+    [
+        ("ask", "allow", "ask", "ask"),
+        ("default", "allow", "ask", "ask"),
+        ("accept-edits", "allow", "allow", "ask"),
+        ("plan", "allow", "deny", "deny"),
+        ("bypass", "allow", "allow", "allow"),
+    ],
+)
+def test_each_mode_decides_reads_edits_and_commands(
+    tmp_path: Path, mode: str, read: str, edit_inside: str, run: str
+) -> None:
+    roots = [str(tmp_path)]
+    rules = PermissionRules()
+    assert decide(mode, "read_file", READ, rules, roots).action == read
+    assert decide(mode, "edit_file", edit(str(tmp_path / "a.py")), rules, roots).action == edit_inside
+    assert decide(mode, "run_command", command("npm test"), rules, roots).action == run
+
+
+@pytest.mark.parametrize(
+    ("mode", "action"),
+    [("ask", "ask"), ("default", "ask"), ("accept-edits", "ask"), ("plan", "deny"), ("bypass", "allow")],
+)
+def test_a_write_outside_the_roots_asks_in_every_mode_but_bypass_and_plan_refuses_it(
+    tmp_path: Path, mode: str, action: str
+) -> None:
+    rules = PermissionRules()
+    rules.remember("edit_file", edit("/elsewhere"), allowed=True)
+    outside = str(tmp_path.parent / "outside.txt")
+    assert decide(mode, "edit_file", edit(outside), rules, [str(tmp_path)]).action == action
+
+
+def test_a_symlink_inside_the_roots_that_points_outside_counts_as_outside(tmp_path: Path) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    os.symlink(elsewhere, project / "link")
+    decision = decide(
+        "accept-edits", "write_file", edit(str(project / "link" / "x.txt")), PermissionRules(), [str(project)]
+    )
+    assert decision.action == "ask"
+    assert "outside" in decision.reason
+
+
+def test_additional_directories_are_roots_too(tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    roots = [str(tmp_path / "project"), str(extra)]
+    assert decide("accept-edits", "write_file", edit(str(extra / "x")), PermissionRules(), roots).action == "allow"
+
+
+def test_always_allow_is_remembered_per_tool_for_edits(tmp_path: Path) -> None:
+    rules, roots = PermissionRules(), [str(tmp_path)]
+    rules.remember("edit_file", edit(str(tmp_path / "a")), allowed=True)
+    assert decide("default", "edit_file", edit(str(tmp_path / "b")), rules, roots).action == "allow"
+    assert decide("default", "write_file", edit(str(tmp_path / "b")), rules, roots).action == "ask"
+    assert decide("ask", "edit_file", edit(str(tmp_path / "b")), rules, roots).action == "ask"
+
+
+def test_always_allow_is_remembered_per_command_prefix(tmp_path: Path) -> None:
+    rules, roots = PermissionRules(), [str(tmp_path)]
+    rules.remember("run_command", command("npm test -- --watch"), allowed=True)
+    assert decide("default", "run_command", command("npm test"), rules, roots).action == "allow"
+    assert decide("default", "run_command", command("npm install left-pad"), rules, roots).action == "ask"
+    assert decide("default", "run_command", command("npm test; rm -rf /"), rules, roots).action == "ask"
+
+
+def test_always_reject_refuses_without_asking(tmp_path: Path) -> None:
+    rules, roots = PermissionRules(), [str(tmp_path)]
+    rules.remember("run_command", command("git push origin main"), allowed=False)
+    decision = decide("default", "run_command", command("git push --force"), rules, roots)
+    assert decision.action == "deny"
+
+
+def test_chained_commands_are_remembered_only_exactly(tmp_path: Path) -> None:
+    rules, roots = PermissionRules(), [str(tmp_path)]
+    rules.remember("run_command", command("make && make test"), allowed=True)
+    assert decide("default", "run_command", command("make && make test"), rules, roots).action == "allow"
+    assert decide("default", "run_command", command("make && make install"), rules, roots).action == "ask"
+
+
+@pytest.mark.parametrize(
+    ("text", "prefix"),
+    [
+        ("npm test", ("npm", "test")),
+        ("git status --short", ("git", "status")),
+        ("pytest -x tests", ("pytest",)),
+        ("python -m pytest", ("python",)),
+        ("ls", ("ls",)),
+        ("cat a | grep b", None),
+        ("echo $(whoami)", None),
+        ("echo 'unclosed", None),
+    ],
+)
+def test_command_prefix(text: str, prefix: tuple[str, ...] | None) -> None:
+    assert command_prefix(text) == prefix
+
+
+def test_the_four_options_are_always_offered_and_name_what_always_covers() -> None:
+    options = permission_options("run_command", command("npm test"))
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
+    assert "`npm test`" in options[1].name
