@@ -14,9 +14,12 @@ from .acp.remote_client import RemoteClient
 from .acp.router import Router
 from .acp.stdio import stdio_streams
 from .agent.acp_agent import AcpAgent, AgentOptions, ModelFactory
+from .agent.sessions import Sessions
 from .agent.tools import builtin_tools
 from .llm.base import Model
 from .settings import Settings
+from .store.base import SessionStore, StoreError
+from .store.sqlite import SqliteSessionStore
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +45,15 @@ def model_factory(settings: Settings) -> ModelFactory:
     return make
 
 
+def open_store(settings: Settings) -> tuple[SessionStore | None, str | None]:
+    """The session store, or None and why not: the agent still works, it just cannot keep sessions."""
+    try:
+        return SqliteSessionStore(settings.home / "sessions.db"), None
+    except StoreError as exc:
+        log.error("%s", exc)
+        return None, str(exc)
+
+
 def agent_options(settings: Settings) -> AgentOptions:
     return AgentOptions(
         model=settings.model,
@@ -61,6 +73,7 @@ async def serve(
     router = Router()
     connection = Connection(receive, send, router)
     client = RemoteClient(connection)
+    store, problem = open_store(settings)
     async with anyio.create_task_group() as background:
         agent = AcpAgent(
             client,
@@ -68,6 +81,7 @@ async def serve(
             agent_options(settings),
             model_factory(settings),
             builtin_tools(),
+            Sessions(client, store, problem),
             background,
         )
         agent.register(router)

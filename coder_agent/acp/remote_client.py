@@ -48,6 +48,10 @@ class RemoteClient:
         params = b'{"sessionId":%s,"update":%s}' % (json.dumps(session_id).encode(), update.wire_json())
         await self._connection.notify_json("session/update", params)
 
+    async def replay_update(self, session_id: str, update_json: bytes) -> None:
+        params = b'{"sessionId":%s,"update":%s}' % (json.dumps(session_id).encode(), update_json)
+        await self._connection.notify_json("session/update", params)
+
     async def request_permission(
         self, session_id: str, tool_call: ToolCallProgress, options: Sequence[PermissionOption]
     ) -> PermissionOutcome:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +11,7 @@ import anyio
 import anyio.abc
 from pydantic import ValidationError
 
-from ..acp.errors import INTERNAL_ERROR, RequestError
+from ..acp.errors import INTERNAL_ERROR, ConnectionClosed, RequestError
 from ..acp.router import Router
 from ..acp.schema import (
     ClientCapabilities,
@@ -25,9 +24,12 @@ from ..acp.schema import (
     PromptRequest,
     PromptResponse,
     SessionIdParams,
+    SessionInfoUpdate,
+    SessionStateResponse,
     SetConfigOptionRequest,
     SetConfigOptionResponse,
     SetSessionModeRequest,
+    UserMessageChunk,
 )
 from ..llm import catalog
 from ..llm.base import Model, ModelError
@@ -38,6 +40,9 @@ from .config import apply_choice, config_options, mode_state
 from .context import user_message_from_prompt
 from .environment import system_prompt
 from .session import Session, new_id
+from .session_methods import SessionMethods, require_absolute
+from .sessions import Sessions, now
+from .titles import title_from_prompt
 from .tools.base import Tool
 from .turn import run_turn
 
@@ -62,11 +67,6 @@ class AgentOptions:
     max_turn_requests: int = 100
 
 
-def _require_absolute(name: str, path: str) -> None:
-    if not os.path.isabs(path):
-        raise RequestError.invalid_params(f"Invalid params: {name} must be an absolute path, got {path!r}")
-
-
 class AcpAgent:
     def __init__(
         self,
@@ -75,6 +75,7 @@ class AcpAgent:
         options: AgentOptions,
         model_factory: ModelFactory,
         tools: Sequence[Tool[Any]],
+        sessions: Sessions,
         background: anyio.abc.TaskGroup,
     ) -> None:
         self._client = client
@@ -82,8 +83,8 @@ class AcpAgent:
         self._options = options
         self._model_factory = model_factory
         self._tools = {tool.name: tool for tool in tools}
+        self._sessions = sessions
         self._background = background
-        self._sessions: dict[str, Session] = {}
         self._preloading = False
 
     def register(self, router: Router) -> None:
@@ -93,12 +94,17 @@ class AcpAgent:
         router.on_request("session/set_mode", SetSessionModeRequest, self.set_mode)
         router.on_request("session/set_config_option", SetConfigOptionRequest, self.set_config_option)
         router.on_notification("session/cancel", SessionIdParams, self.cancel)
+        SessionMethods(self._sessions, self.state_of, self.announce_state).register(router)
 
     def _session(self, session_id: str) -> Session:
-        session = self._sessions.get(session_id)
-        if session is None:
-            raise RequestError.session_not_found(session_id)
-        return session
+        return self._sessions.get(session_id)
+
+    def state_of(self, session: Session) -> SessionStateResponse:
+        return SessionStateResponse(modes=mode_state(session), config_options=self._config_options(session))
+
+    async def announce_state(self, session: Session) -> None:
+        """After a replay: the current mode and config (sent, not stored again)."""
+        await self._announce_config(session, mode_changed=True, keep=False)
 
     # ---- initialize -------------------------------------------------------------------------------
 
@@ -121,18 +127,12 @@ class AcpAgent:
     # ---- sessions ---------------------------------------------------------------------------------
 
     async def new_session(self, params: NewSessionRequest) -> NewSessionResponse:
-        _require_absolute("cwd", params.cwd)
+        require_absolute("cwd", params.cwd)
         for directory in params.additional_directories:
-            _require_absolute("additionalDirectories[]", directory)
-        session = Session(
-            id=new_id("sess"),
-            cwd=params.cwd,
-            additional_directories=params.additional_directories,
-            mode=self._options.default_mode,
-            model=self._options.model,
+            require_absolute("additionalDirectories[]", directory)
+        session = self._sessions.create(
+            params.cwd, params.additional_directories, self._options.default_mode, self._options.model
         )
-        session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
-        self._sessions[session.id] = session
         self._start_preload()
         return NewSessionResponse(
             session_id=session.id, modes=mode_state(session), config_options=self._config_options(session)
@@ -153,14 +153,14 @@ class AcpAgent:
     async def _preload(self) -> None:
         await load_litellm()
         # Only now can litellm say which models take a reasoning effort: offer the option where they do.
-        for session in list(self._sessions.values()):
+        for session in list(self._sessions.live.values()):
             if self._reasoning(session):
                 await self._announce_config(session, mode_changed=False)
 
-    async def _announce_config(self, session: Session, mode_changed: bool) -> None:
+    async def _announce_config(self, session: Session, mode_changed: bool, keep: bool = True) -> None:
         if mode_changed:
-            await self._client.session_update(session.id, CurrentModeUpdate(current_mode_id=session.mode))
-        await self._client.session_update(session.id, ConfigOptionUpdate(config_options=self._config_options(session)))
+            await session.publish(CurrentModeUpdate(current_mode_id=session.mode), keep=keep)
+        await session.publish(ConfigOptionUpdate(config_options=self._config_options(session)), keep=keep)
 
     async def set_mode(self, params: SetSessionModeRequest) -> Empty:
         session = self._session(params.session_id)
@@ -179,6 +179,7 @@ class AcpAgent:
 
     def _choose(self, session: Session, config_id: str, value: str) -> None:
         apply_choice(session, config_id, value, self._options.models, self._reasoning(session))
+        self._sessions.save(session)
 
     # ---- prompt turns -----------------------------------------------------------------------------
 
@@ -192,7 +193,12 @@ class AcpAgent:
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             try:
+                if not session.system_prompt:
+                    session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
                 user = await user_message_from_prompt(params.prompt, self._client, session.id)
+                message_id = new_id("user")
+                for block in params.prompt:  # the editor shows the prompt already; keep it for replay
+                    session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
                 stop_reason = await run_turn(
                     session, user, model, self._client, self._tools, self._options.max_turn_requests
                 )
@@ -202,11 +208,25 @@ class AcpAgent:
                 ) from exc
             finally:
                 session.turn_scope = None
+                with anyio.CancelScope(shield=True):
+                    await self._after_turn(session, params)
         if scope.cancelled_caught:
             return PromptResponse(stop_reason="cancelled")
         return PromptResponse(stop_reason=stop_reason)
 
+    async def _after_turn(self, session: Session, params: PromptRequest) -> None:
+        """Name the session after its first exchange, and save its state."""
+        if session.title is None:
+            title = title_from_prompt(params.prompt)
+            if title:
+                session.title = title
+                try:
+                    await session.publish(SessionInfoUpdate(title=title, updated_at=now()))
+                except ConnectionClosed:
+                    log.info("could not send the title of %s: the client is gone", session.id)
+        self._sessions.save(session)
+
     async def cancel(self, params: SessionIdParams) -> None:
-        session = self._sessions.get(params.session_id)
+        session = self._sessions.live.get(params.session_id)
         if session is not None:
             session.cancel_turn()

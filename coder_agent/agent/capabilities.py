@@ -14,10 +14,17 @@ def initialize_result() -> dict[str, Any]:
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
-            "loadSession": False,
+            "loadSession": True,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": False, "sse": False},
-            "sessionCapabilities": {"additionalDirectories": {}},
+            "sessionCapabilities": {
+                "list": {},
+                "resume": {},
+                "close": {},
+                "delete": {},
+                "fork": {},  # unstable in v1: see agent/session_methods.py
+                "additionalDirectories": {},
+            },
         },
         "agentInfo": {"name": "coder-agent", "title": "Coder Agent", "version": __version__},
         "authMethods": [],

@@ -30,6 +30,10 @@ class Client(Protocol):
         """Stream one update to the user."""
         ...
 
+    async def replay_update(self, session_id: str, update_json: bytes) -> None:
+        """Send again an update stored as JSON (replaying a loaded session)."""
+        ...
+
     async def request_permission(
         self, session_id: str, tool_call: ToolCallProgress, options: Sequence[PermissionOption]
     ) -> PermissionOutcome:

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from ..acp.schema import SessionUpdate
 from ..llm.messages import ChatMessage, SystemMessage
 from .permissions import DEFAULT_MODE, MODES, PermissionRules
 from .prompts import render
+from .transcript import Transcript
 
 
 def new_id(prefix: str) -> str:
@@ -28,6 +30,27 @@ class Session:
     history: list[ChatMessage] = field(default_factory=list)
     rules: PermissionRules = field(default_factory=PermissionRules)
     turn_scope: anyio.CancelScope | None = None
+    transcript: Transcript | None = None
+    title: str | None = None
+    created_at: str = ""
+    cost_usd: float = 0.0
+
+    def add(self, message: ChatMessage) -> None:
+        """Append to the conversation, and keep it."""
+        self.history.append(message)
+        if self.transcript is not None:
+            self.transcript.keep_messages([message])
+
+    def transcript_keep(self, update: SessionUpdate) -> None:
+        if self.transcript is not None:
+            self.transcript.keep(update)
+
+    async def publish(
+        self, update: SessionUpdate, *, replay_as: SessionUpdate | None = None, keep: bool = True
+    ) -> None:
+        if self.transcript is None:
+            raise RuntimeError(f"session {self.id} has no transcript")
+        await self.transcript.send(update, replay_as=replay_as, keep=keep)
 
     @property
     def roots(self) -> list[str]:

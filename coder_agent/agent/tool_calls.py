@@ -17,7 +17,14 @@ import anyio
 from pydantic import ValidationError
 
 from ..acp.errors import RequestError
-from ..acp.schema import SessionUpdate, ToolCallContent, ToolCallProgress, ToolCallStart
+from ..acp.schema import (
+    SessionUpdate,
+    TerminalContent,
+    ToolCallContent,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallStatus,
+)
 from ..llm.messages import ToolCallRequest, ToolMessage
 from .client import Client
 from .files import Files
@@ -85,13 +92,13 @@ class ToolCallRunner:
                 call.answer = CANCELLED
                 if call.announced:
                     await self._update(call, status="failed", content=[text_content(CANCELLED)])
-            self._session.history.append(ToolMessage(tool_call_id=call.request.id, content=call.answer))
+            self._session.add(ToolMessage(tool_call_id=call.request.id, content=call.answer))
 
     async def _update(self, call: _Call, **fields: Any) -> None:
-        await self._client.session_update(self._session.id, ToolCallProgress(tool_call_id=call.acp_id, **fields))
+        await self._session.publish(ToolCallProgress(tool_call_id=call.acp_id, **fields))
 
     async def _emit(self, update: SessionUpdate) -> None:
-        await self._client.session_update(self._session.id, update)
+        await self._session.publish(update)
 
     async def _fail(self, call: _Call, message: str, title: str | None = None) -> None:
         if not call.announced:
@@ -148,7 +155,8 @@ class ToolCallRunner:
 
     def _context(self, call: _Call) -> ToolContext:
         async def progress(content: list[ToolCallContent]) -> None:
-            await self._update(call, content=content)
+            # Live-only: a terminal cannot be replayed later; the final update carries its output as text.
+            await self._session.publish(ToolCallProgress(tool_call_id=call.acp_id, content=content), keep=False)
 
         session = self._session
         return ToolContext(session.id, session.cwd, session.roots, self._client, self._files, self._emit, progress)
@@ -201,12 +209,15 @@ class ToolCallRunner:
 
     async def _finish(self, call: _Call, result: ToolResult) -> None:
         content = result.content or [text_content(_capped(result.output))]
-        await self._update(
-            call,
-            status="failed" if result.failed else "completed",
-            content=content,
-            raw_output=result.raw_output,
+        status: ToolCallStatus = "failed" if result.failed else "completed"
+        update = ToolCallProgress(
+            tool_call_id=call.acp_id, status=status, content=content, raw_output=result.raw_output
         )
+        replay_as = None
+        if any(isinstance(item, TerminalContent) for item in content):
+            # The terminal is gone by the time a session is replayed: keep its output as text.
+            replay_as = update.model_copy(update={"content": [text_content(_capped(result.output))]})
+        await self._session.publish(update, replay_as=replay_as)
         call.answer = _capped(result.output)
 
 

@@ -14,6 +14,7 @@ from .client import Client
 from .session import Session, new_id
 from .tool_calls import ToolCallRunner
 from .tools.base import Tool
+from .usage import report_usage
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ def stop_reason_for(finish_reason: str) -> StopReason:
     return _STOP_REASONS.get(finish_reason, "end_turn")
 
 
-async def stream_reply(session: Session, model: Model, client: Client, tools: Mapping[str, Tool[Any]]) -> Completion:
+async def stream_reply(session: Session, model: Model, tools: Mapping[str, Tool[Any]]) -> Completion:
     """One model call: each delta goes to the editor at once; the reply lands in history.
 
     `ModelError` and cancellation propagate, but whatever the user saw stays in history.
@@ -48,18 +49,18 @@ async def stream_reply(session: Session, model: Model, client: Client, tools: Ma
                 if isinstance(event, TextDelta):
                     shown.append(event.text)
                     update = AgentMessageChunk(content=TextContent(text=event.text), message_id=message_id)
-                    await client.session_update(session.id, update)
+                    await session.publish(update)
                 elif isinstance(event, ReasoningDelta):
                     thought = AgentThoughtChunk(content=TextContent(text=event.text), message_id=thought_id)
-                    await client.session_update(session.id, thought)
+                    await session.publish(thought)
                 elif isinstance(event, Completion):
                     completion = event
     finally:
         if completion is not None:
-            session.history.append(completion.message)
+            session.add(completion.message)
         elif shown:
             # Cancelled or broken off: the user saw this much, so the model should know it said it.
-            session.history.append(AssistantMessage(text="".join(shown)))
+            session.add(AssistantMessage(text="".join(shown)))
     if completion is None:
         raise RuntimeError("the model stream ended without a completion")
     return completion
@@ -73,10 +74,11 @@ async def run_turn(
     tools: Mapping[str, Tool[Any]],
     max_requests: int = 100,
 ) -> StopReason:
-    session.history.append(user)
+    session.add(user)
     runner = ToolCallRunner(session, client, tools)
     for _ in range(max_requests):
-        completion = await stream_reply(session, model, client, tools)
+        completion = await stream_reply(session, model, tools)
+        await report_usage(session, model.name, completion.usage)
         calls = completion.message.tool_calls
         if not calls:
             return stop_reason_for(completion.finish_reason)

@@ -1,1 +1,1 @@
-
+"""Session persistence."""

@@ -134,3 +134,36 @@ class SetConfigOptionResponse(Wire):
 
 class CancelRequestParams(Wire):
     request_id: int | str | None
+
+
+class ResumeSessionRequest(Wire):
+    """`session/resume` and `session/fork`: like load, but `mcpServers` is optional."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[McpServer] = Field(default_factory=list)
+    additional_directories: list[str] = Field(default_factory=list)
+
+
+class ForkSessionResponse(Wire):
+    session_id: str
+    modes: SessionModeState | None = None
+    config_options: list[SessionConfigSelect] | None = None
+
+
+class ListSessionsRequest(Wire):
+    cwd: str | None = None
+    cursor: str | None = None
+
+
+class SessionInfo(Wire):
+    session_id: str
+    cwd: str
+    additional_directories: list[str] | None = None
+    title: str | None = None
+    updated_at: str | None = None
+
+
+class ListSessionsResponse(Wire):
+    sessions: list[SessionInfo]
+    next_cursor: str | None = None

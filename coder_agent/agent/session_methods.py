@@ -1,0 +1,94 @@
+"""The session lifecycle methods beyond `session/new`: load (with replay), resume, list, close, delete, fork."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable
+
+from ..acp.errors import RequestError
+from ..acp.router import Router
+from ..acp.schema import (
+    Empty,
+    ForkSessionResponse,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    ResumeSessionRequest,
+    SessionIdParams,
+    SessionInfo,
+    SessionStateResponse,
+)
+from .session import Session
+from .sessions import Sessions
+
+log = logging.getLogger(__name__)
+
+StateOf = Callable[[Session], SessionStateResponse]
+
+
+def require_absolute(name: str, path: str) -> None:
+    if not os.path.isabs(path):
+        raise RequestError.invalid_params(f"Invalid params: {name} must be an absolute path, got {path!r}")
+
+
+class SessionMethods:
+    def __init__(
+        self, sessions: Sessions, state_of: StateOf, announce_state: Callable[[Session], Awaitable[None]]
+    ) -> None:
+        self._sessions = sessions
+        self._state_of = state_of
+        self._announce_state = announce_state
+
+    def register(self, router: Router) -> None:
+        router.on_request("session/load", LoadSessionRequest, self.load)
+        router.on_request("session/resume", ResumeSessionRequest, self.resume)
+        router.on_request("session/list", ListSessionsRequest, self.list)
+        router.on_request("session/close", SessionIdParams, self.close)
+        router.on_request("session/delete", SessionIdParams, self.delete)
+        router.on_request("session/fork", ResumeSessionRequest, self.fork)
+
+    def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
+        require_absolute("cwd", params.cwd)
+        for directory in params.additional_directories:
+            require_absolute("additionalDirectories[]", directory)
+        return self._sessions.restore(params.session_id, params.cwd, params.additional_directories)
+
+    async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
+        session = self._restore(params)
+        count = await self._sessions.replay(session)
+        await self._announce_state(session)
+        log.info("loaded %s: replayed %d updates", session.id, count)
+        return self._state_of(session)
+
+    async def resume(self, params: ResumeSessionRequest) -> SessionStateResponse:
+        return self._state_of(self._restore(params))
+
+    async def list(self, params: ListSessionsRequest) -> ListSessionsResponse:
+        records, next_cursor = self._sessions.list(params.cwd, params.cursor)
+        infos = [
+            SessionInfo(
+                session_id=record.id,
+                cwd=record.cwd,
+                additional_directories=record.additional_directories or None,
+                title=record.title,
+                updated_at=record.updated_at,
+            )
+            for record in records
+        ]
+        return ListSessionsResponse(sessions=infos, next_cursor=next_cursor)
+
+    async def close(self, params: SessionIdParams) -> Empty:
+        self._sessions.close(params.session_id)
+        return Empty()
+
+    async def delete(self, params: SessionIdParams) -> Empty:
+        self._sessions.delete(params.session_id)  # an unknown session is deleted already
+        return Empty()
+
+    async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
+        require_absolute("cwd", params.cwd)
+        source = self._sessions.restore(params.session_id, None, None)
+        fork = self._sessions.fork(source, params.cwd, params.additional_directories)
+        state = self._state_of(fork)
+        return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)

@@ -1,0 +1,189 @@
+"""Live sessions and their stored form: create, restore, replay, list, close, delete, fork."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+from collections.abc import Sequence
+
+from pydantic import TypeAdapter, ValidationError
+
+from ..acp.errors import INTERNAL_ERROR, RequestError
+from ..llm.messages import ChatMessage
+from ..store.base import SessionRecord, SessionStore, StoreError
+from .client import Client
+from .permissions import PermissionRules
+from .session import Session, new_id
+from .transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+_MESSAGE = TypeAdapter[ChatMessage](ChatMessage)
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _rules_state(rules: PermissionRules) -> dict[str, object]:
+    return {
+        "tools": rules.tools,
+        "prefixes": [[list(prefix), allowed] for prefix, allowed in rules.prefixes.items()],
+        "exact_commands": rules.exact_commands,
+    }
+
+
+def _rules_from(state: object) -> PermissionRules:
+    if not isinstance(state, dict):
+        return PermissionRules()
+    return PermissionRules(
+        tools=dict(state.get("tools", {})),
+        prefixes={tuple(prefix): bool(allowed) for prefix, allowed in state.get("prefixes", [])},
+        exact_commands=dict(state.get("exact_commands", {})),
+    )
+
+
+class Sessions:
+    def __init__(self, client: Client, store: SessionStore | None, store_problem: str | None = None) -> None:
+        self._client = client
+        self._store = store
+        self._store_problem = store_problem
+        self.live: dict[str, Session] = {}
+
+    def _require_store(self) -> SessionStore:
+        if self._store is None:
+            raise RequestError(INTERNAL_ERROR, f"Sessions are not saved: {self._store_problem}")
+        return self._store
+
+    def get(self, session_id: str) -> Session:
+        session = self.live.get(session_id)
+        if session is None:
+            raise RequestError.session_not_found(session_id)
+        return session
+
+    def create(self, cwd: str, directories: Sequence[str], mode: str, model: str | None) -> Session:
+        session_id = new_id("sess")
+        stamp = now()
+        session = Session(
+            id=session_id, cwd=cwd, additional_directories=list(directories), mode=mode, model=model, created_at=stamp
+        )
+        session.transcript = Transcript(session_id, self._client, self._store)
+        if self._store is not None:
+            try:
+                self._store.create(self._record(session, stamp))
+            except StoreError as exc:
+                log.error("session %s will not be saved: %s", session_id, exc)
+        self.live[session_id] = session
+        return session
+
+    def _record(self, session: Session, updated_at: str | None = None) -> SessionRecord:
+        return SessionRecord(
+            id=session.id,
+            cwd=session.cwd,
+            additional_directories=session.additional_directories,
+            title=session.title,
+            created_at=session.created_at,
+            updated_at=updated_at or now(),
+            mode=session.mode,
+            model=session.model,
+            thought_level=session.thought_level,
+            state={"rules": _rules_state(session.rules), "cost_usd": session.cost_usd},
+            parent_id=None,
+        )
+
+    def save(self, session: Session) -> None:
+        if self._store is None:
+            return
+        try:
+            self._store.save(self._record(session))
+        except StoreError as exc:
+            log.error("session %s not saved: %s", session.id, exc)
+
+    def restore(self, session_id: str, cwd: str | None, directories: Sequence[str] | None) -> Session:
+        """The live session, or the stored one brought back to life (without replaying it).
+
+        `cwd` and `directories`: where the client says the session lives now (None: where it was).
+        """
+        session = self.live.get(session_id)
+        if session is None:
+            store = self._require_store()
+            record = store.get(session_id)
+            if record is None:
+                raise RequestError.session_not_found(session_id)
+            session = Session(
+                id=record.id,
+                cwd=record.cwd,
+                mode=record.mode,
+                model=record.model,
+                thought_level=record.thought_level,
+                title=record.title,
+                created_at=record.created_at,
+                rules=_rules_from(record.state.get("rules")),
+                cost_usd=float(record.state.get("cost_usd", 0.0)),
+            )
+            session.history = self._stored_history(store, session_id)
+            session.transcript = Transcript(session_id, self._client, store)
+            self.live[session_id] = session
+        if cwd is not None:
+            session.cwd = cwd
+        if directories is not None:
+            session.additional_directories = list(directories)
+        return session
+
+    @staticmethod
+    def _stored_history(store: SessionStore, session_id: str) -> list[ChatMessage]:
+        history: list[ChatMessage] = []
+        for body in store.messages(session_id):
+            try:
+                history.append(_MESSAGE.validate_json(body))
+            except ValidationError as exc:
+                log.warning("skipping an unreadable stored message of %s: %s", session_id, exc)
+        return history
+
+    async def replay(self, session: Session) -> int:
+        """Send every stored update of the session again, in order; returns how many."""
+        store = self._require_store()
+        sent = 0
+        for body in store.updates(session.id):
+            try:
+                json.loads(body)
+            except ValueError:
+                log.warning("skipping an unreadable stored update of %s", session.id)
+                continue
+            await self._client.replay_update(session.id, body)
+            sent += 1
+        return sent
+
+    def close(self, session_id: str) -> None:
+        session = self.live.pop(session_id, None)
+        if session is not None:
+            session.cancel_turn()
+            self.save(session)
+
+    def delete(self, session_id: str) -> None:
+        session = self.live.pop(session_id, None)
+        if session is not None:
+            session.cancel_turn()
+        if self._store is not None:
+            self._store.delete(session_id)
+
+    def fork(self, source: Session, cwd: str, directories: Sequence[str]) -> Session:
+        fork = self.create(cwd, directories, source.mode, source.model)
+        fork.thought_level = source.thought_level
+        fork.history = list(source.history)
+        fork.title = f"{source.title} (fork)" if source.title else None
+        fork.rules = PermissionRules()  # "always" answers were given for the original session
+        if self._store is not None:
+            self._store.copy_logs(source.id, fork.id)
+            record = self._record(fork)
+            record.parent_id = source.id
+            self._store.save(record)
+        return fork
+
+    def list(self, cwd: str | None, cursor: str | None, limit: int = 50) -> tuple[list[SessionRecord], str | None]:
+        store = self._require_store()
+        try:
+            return store.list(cwd, cursor, limit)
+        except ValueError as exc:
+            raise RequestError.invalid_params(f"Invalid params: {exc}") from exc

@@ -1,0 +1,46 @@
+"""A session's record: every update is stored before it is sent, so a crash loses nothing the editor saw."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from ..acp.schema import SessionUpdate
+from ..llm.messages import ChatMessage
+from ..store.base import SessionStore, StoreError
+from .client import Client
+
+log = logging.getLogger(__name__)
+
+
+class Transcript:
+    def __init__(self, session_id: str, client: Client, store: SessionStore | None) -> None:
+        self.session_id = session_id
+        self.client = client
+        self._store = store
+
+    def _keep(self, update: SessionUpdate) -> None:
+        if self._store is None:
+            return
+        try:
+            self._store.append_update(self.session_id, update.wire_json())
+        except StoreError as exc:
+            log.error("update not saved: %s", exc)
+
+    async def send(self, update: SessionUpdate, *, replay_as: SessionUpdate | None = None, keep: bool = True) -> None:
+        """Store, then send. `replay_as` is stored instead when the live form cannot be replayed (a terminal)."""
+        if keep:
+            self._keep(replay_as or update)
+        await self.client.session_update(self.session_id, update)
+
+    def keep(self, update: SessionUpdate) -> None:
+        """Store without sending: the user's own prompt, which the editor already shows."""
+        self._keep(update)
+
+    def keep_messages(self, messages: Sequence[ChatMessage]) -> None:
+        if self._store is None:
+            return
+        try:
+            self._store.append_messages(self.session_id, [message.model_dump_json() for message in messages])
+        except StoreError as exc:
+            log.error("conversation not saved: %s", exc)

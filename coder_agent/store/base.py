@@ -1,0 +1,56 @@
+"""The `SessionStore` seam: what the agent keeps of a session across restarts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class StoreError(Exception):
+    """The store cannot be used (unreadable, corrupt, locked); the message says what to do."""
+
+
+@dataclass
+class SessionRecord:
+    id: str
+    cwd: str
+    additional_directories: list[str] = field(default_factory=list)
+    title: str | None = None
+    created_at: str = ""  # ISO 8601, UTC
+    updated_at: str = ""
+    mode: str = "default"
+    model: str | None = None
+    thought_level: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)  # remembered permission answers, cumulative cost, ...
+    parent_id: str | None = None  # the session this one was forked from
+
+
+class SessionStore(Protocol):
+    def create(self, record: SessionRecord) -> None: ...
+
+    def save(self, record: SessionRecord) -> None:
+        """Update everything but the logs."""
+        ...
+
+    def get(self, session_id: str) -> SessionRecord | None: ...
+
+    def append_update(self, session_id: str, update_json: bytes) -> None:
+        """Append one `session/update` as sent (JSON of the update object); it is on disk when this returns."""
+        ...
+
+    def append_messages(self, session_id: str, messages_json: Sequence[str]) -> None: ...
+
+    def updates(self, session_id: str) -> Iterator[bytes]: ...
+
+    def messages(self, session_id: str) -> list[str]: ...
+
+    def list(self, cwd: str | None, cursor: str | None, limit: int) -> tuple[list[SessionRecord], str | None]:
+        """Newest first; the cursor is opaque."""
+        ...
+
+    def delete(self, session_id: str) -> None: ...
+
+    def copy_logs(self, source_id: str, target_id: str) -> None:
+        """Copy the update log and the messages of one session to another (for fork)."""
+        ...
