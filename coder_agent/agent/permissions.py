@@ -70,7 +70,7 @@ class PermissionRules:
     exact_commands: dict[str, bool] = field(default_factory=dict)  # commands that have no safe prefix
 
     def lookup(self, tool: str, intent: Intent) -> bool | None:
-        if intent.effect != "execute":
+        if intent.command is None:
             return self.tools.get(tool)
         command = (intent.command or "").strip()
         if command_prefix(command) is None:
@@ -82,7 +82,7 @@ class PermissionRules:
         return None
 
     def remember(self, tool: str, intent: Intent, allowed: bool) -> None:
-        if intent.effect != "execute":
+        if intent.command is None:
             self.tools[tool] = allowed
             return
         command = (intent.command or "").strip()
@@ -95,8 +95,8 @@ class PermissionRules:
     @staticmethod
     def always_label(tool: str, intent: Intent) -> str:
         """What an "always" answer covers, for the option's name."""
-        if intent.effect != "execute":
-            return f"{tool} edits"
+        if intent.command is None:
+            return f"{tool} edits" if intent.effect == "edit" else f"{tool} calls"
         command = (intent.command or "").strip()
         prefix = command_prefix(command)
         if prefix is None:
@@ -110,7 +110,7 @@ def decide(mode: str, tool: str, intent: Intent, rules: PermissionRules, roots: 
     if mode == "bypass":
         return Decision("allow")
     if mode == "plan":
-        what = "edits files" if intent.effect == "edit" else "runs commands"
+        what = "edits files" if intent.effect == "edit" else "runs commands or has side effects"
         return Decision("deny", f"Plan mode is read-only and this call {what}. Describe the change as a plan instead.")
     outside = [path for path in intent.written_paths if not _inside(path, roots)]
     if outside:
