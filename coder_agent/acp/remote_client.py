@@ -22,7 +22,7 @@ from .schema import (
     TerminalExitStatus,
     TerminalOutputResponse,
     TerminalRequest,
-    ToolCallProgress,
+    ToolCallFields,
     WriteTextFileRequest,
 )
 
@@ -53,7 +53,7 @@ class RemoteClient:
         await self._connection.notify_json("session/update", params)
 
     async def request_permission(
-        self, session_id: str, tool_call: ToolCallProgress, options: Sequence[PermissionOption]
+        self, session_id: str, tool_call: ToolCallFields, options: Sequence[PermissionOption]
     ) -> PermissionOutcome:
         params = RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=list(options))
         result = await self._call("session/request_permission", params.wire(), PERMISSION_TIMEOUT)

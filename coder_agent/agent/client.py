@@ -12,7 +12,7 @@ from ..acp.schema import (
     SessionUpdate,
     TerminalExitStatus,
     TerminalOutputResponse,
-    ToolCallProgress,
+    ToolCallFields,
 )
 
 
@@ -35,7 +35,7 @@ class Client(Protocol):
         ...
 
     async def request_permission(
-        self, session_id: str, tool_call: ToolCallProgress, options: Sequence[PermissionOption]
+        self, session_id: str, tool_call: ToolCallFields, options: Sequence[PermissionOption]
     ) -> PermissionOutcome:
         """Ask the user whether a tool call may run."""
         ...

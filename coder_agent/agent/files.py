@@ -50,6 +50,11 @@ def _write_atomically(path: str, content: str) -> None:
         raise
 
 
+def _sniff_binary(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return looks_binary(handle.read(BINARY_SNIFF_BYTES))
+
+
 def _read_local(path: str) -> str:
     with open(path, "rb") as handle:
         data = handle.read()
@@ -76,9 +81,10 @@ class Files:
         if await target.is_dir():
             raise IsADirectoryError(f"{path} is a directory")
         if self.through_editor:
-            if not await target.exists():
-                raise FileNotFoundError(f"{path} does not exist")
+            if await target.is_file() and await anyio.to_thread.run_sync(_sniff_binary, path):
+                raise BinaryFileError(f"{path} is a binary file")
             try:
+                # The editor may hold an unsaved buffer for a file that is not on disk yet: ask it first.
                 return await self._client.read_text_file(self._session_id, path, line, limit)
             except RequestError as exc:
                 if not await target.exists():
@@ -87,7 +93,9 @@ class Files:
         text = await anyio.to_thread.run_sync(_read_local, path)
         if line is None and limit is None:
             return text
-        lines = text.splitlines(keepends=True)
+        # Lines end at "\n" only, as editors count them (str.splitlines also breaks at \f, \x85, ...).
+        lines = text.split("\n")
+        lines = [part + "\n" for part in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
         start = max((line or 1) - 1, 0)
         end = None if limit is None else start + limit
         return "".join(lines[start:end])

@@ -116,7 +116,8 @@ def _signal_group(pgid: int, sig: signal.Signals) -> bool:
 
 async def _gone(pgid: int, within: float) -> bool:
     with anyio.move_on_after(within):
-        while live_members(pgid):
+        # Nothing signals the death of processes that are not our children (orphans): poll.
+        while live_members(pgid):  # noqa: ASYNC110
             await anyio.sleep(_POLL)
         return True
     return False
@@ -146,6 +147,13 @@ async def _pump(stream: ByteReceiveStream, tail: _Tail, done: anyio.Event) -> No
         done.set()
 
 
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def _environment(extra: dict[str, str] | None) -> dict[str, str] | None:
     return None if extra is None else {**os.environ, **extra}
 
@@ -172,11 +180,13 @@ async def run_local(
     assert process.stdout is not None
     tail = _Tail(output_limit)
     pumped = anyio.Event()
+    finished = False
     try:
         with anyio.move_on_after(timeout) as deadline:
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(_pump, process.stdout, tail, pumped)
                 await process.wait()
+                finished = True
                 await kill_group(pgid)  # leftover background jobs would hold the pipe open
                 with anyio.move_on_after(DRAIN_GRACE):  # one that left the group (setsid) may still hold it
                     await pumped.wait()
@@ -188,11 +198,10 @@ async def run_local(
                 process.kill()  # the leader, if it somehow survived the group kill
             await process.aclose()
     code = process.returncode
-    killed_by = signal.Signals(-code).name if code is not None and code < 0 else None
     return LocalRun(
         output=tail.text(),
         exit_code=code if code is not None and code >= 0 else None,
-        signal=killed_by,
-        timed_out=deadline.cancelled_caught,
+        signal=signal_name(-code) if code is not None and code < 0 else None,
+        timed_out=deadline.cancelled_caught and not finished,
         dropped_bytes=tail.dropped,
     )

@@ -21,6 +21,7 @@ from ..acp.schema import (
     SessionUpdate,
     TerminalContent,
     ToolCallContent,
+    ToolCallFields,
     ToolCallProgress,
     ToolCallStart,
     ToolCallStatus,
@@ -183,7 +184,7 @@ class ToolCallRunner:
             return None
         if decision.action == "deny":
             return f"Refused: {decision.reason}"
-        tool_call = ToolCallProgress(
+        tool_call = ToolCallFields(
             tool_call_id=call.acp_id,
             title=intent.title,
             kind=intent.kind,

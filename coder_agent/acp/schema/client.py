@@ -8,7 +8,7 @@ from pydantic import Field
 
 from .base import Wire
 from .session import EnvVariable
-from .updates import ToolCallProgress
+from .updates import ToolCallFields
 
 PermissionKind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
@@ -21,7 +21,7 @@ class PermissionOption(Wire):
 
 class RequestPermissionRequest(Wire):
     session_id: str
-    tool_call: ToolCallProgress
+    tool_call: ToolCallFields
     options: list[PermissionOption]
 
 

@@ -75,8 +75,9 @@ class ToolCallStart(Wire):
     raw_output: Any = None
 
 
-class ToolCallProgress(Wire):
-    session_update: Literal["tool_call_update"] = "tool_call_update"
+class ToolCallFields(Wire):
+    """A tool call's changed fields: the body of `tool_call_update`, and a permission request's `toolCall`."""
+
     tool_call_id: str
     title: str | None = None
     kind: ToolKind | None = None
@@ -85,6 +86,10 @@ class ToolCallProgress(Wire):
     locations: list[ToolCallLocation] | None = None
     raw_input: Any = None
     raw_output: Any = None
+
+
+class ToolCallProgress(ToolCallFields):
+    session_update: Literal["tool_call_update"] = "tool_call_update"
 
 
 class PlanEntry(Wire):

@@ -145,15 +145,15 @@ class Tool(ABC, Generic[A]):
 
 
 async def apply_changes(changes: Sequence[FileChange], ctx: ToolContext) -> ToolResult:
-    """Write (or delete) each changed file, refusing if it changed since the call was prepared."""
+    """Write (or delete) each changed file; all or nothing if any changed since the call was prepared."""
+    for change in changes:
+        if await ctx.files.read_text_or_none(change.path) != change.old_text:
+            raise ToolError(
+                f"{ctx.display(change.path)} changed since this edit was prepared; nothing was written. "
+                "Read it again and redo the edit."
+            )
     done: list[str] = []
     for change in changes:
-        current = await ctx.files.read_text_or_none(change.path)
-        if current != change.old_text:
-            raise ToolError(
-                f"{ctx.display(change.path)} changed since this edit was prepared; read it again and redo the edit"
-                + (f" (already written: {', '.join(done)})" if done else "")
-            )
         if change.new_text is None:
             await ctx.files.delete(change.path)
             done.append(f"deleted {ctx.display(change.path)}")

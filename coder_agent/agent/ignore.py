@@ -1,0 +1,212 @@
+"""Which files a search looks at: the ones git would show, honouring .gitignore.
+
+Inside a git work tree the list comes from `git ls-files --cached --others --exclude-standard` (tracked
+files plus untracked ones that no ignore rule hides: git applies every rule it knows). Elsewhere, or when
+git is missing, slow or fails, the tree is walked: folders in `DEFAULT_SKIP` are skipped, symlinked
+folders are not followed, and each `.gitignore` met on the way is applied through a small parser.
+
+The parser understands blank lines, `#` comments, `!` negation, a trailing `/` (folders only), a leading or
+inner `/` (anchored to the .gitignore's folder), `*`, `?`, `[...]` classes, `**` as a whole path segment and
+`\\` escapes of a leading `#` or `!`. It does not read `.git/info/exclude` or the global `core.excludesFile`,
+and does not keep escaped trailing spaces.
+
+A folder that git lists nothing in (e.g. one the .gitignore hides, such as `node_modules`) is walked
+instead: a search that names it explicitly still sees its files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+import anyio
+
+DEFAULT_SKIP = frozenset(
+    {
+        ".git",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        "dist",
+        "build",
+        ".tox",
+        "target",
+    }
+)
+GIT_TIMEOUT = 10.0
+MAX_FILES = 100_000
+
+
+@dataclass(frozen=True)
+class Listing:
+    root: str
+    files: list[str]  # relative to root, "/"-separated, sorted
+    capped: bool  # stopped at the file limit
+    source: str  # "git" or "walk"
+
+
+def _segment(segment: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        char = segment[i]
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "\\" and i + 1 < len(segment):
+            i += 1
+            out.append(re.escape(segment[i]))
+        elif char == "[" and (end := segment.find("]", i + 2)) != -1:
+            body = segment[i + 1 : end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def glob_regex(pattern: str) -> str:
+    """A glob over "/"-separated relative paths as a regex body: `*` stays in one folder, `**` spans any."""
+    segments = pattern.split("/")
+    out: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+        else:
+            out.append(_segment(segment) + ("" if last else "/"))
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+
+
+def parse_gitignore(text: str) -> list[_Rule]:
+    rules: list[_Rule] = []
+    for raw in text.splitlines():
+        line = raw.rstrip(" ")
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        line = line[1:] if negate else line
+        line = line[1:] if line[:1] == "\\" else line
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        body = glob_regex(line.lstrip("/"))
+        rules.append(_Rule(re.compile(("" if anchored else "(?:[^/]+/)*") + body + r"\Z"), negate, dir_only))
+    return rules
+
+
+@dataclass(frozen=True)
+class _Level:
+    base: str  # the folder holding the .gitignore, relative to the walk's root ("" for the root)
+    rules: list[_Rule]
+
+
+def _ignored(levels: list[_Level], rel: str, is_dir: bool) -> bool:
+    ignored = False
+    for level in levels:
+        local = rel[len(level.base) + 1 :] if level.base else rel
+        for rule in level.rules:
+            if (is_dir or not rule.dir_only) and rule.regex.match(local):
+                ignored = not rule.negate
+    return ignored
+
+
+def _read_gitignore(folder: str) -> list[_Rule]:
+    try:
+        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as handle:
+            return parse_gitignore(handle.read())
+    except OSError:
+        return []
+
+
+def walk(root: str, limit: int = MAX_FILES) -> tuple[list[str], bool]:
+    """Files under `root` (relative paths), skipping `DEFAULT_SKIP` and what .gitignore files hide."""
+    files: list[str] = []
+    stack: list[tuple[str, list[_Level]]] = [("", [])]
+    while stack:
+        rel_dir, levels = stack.pop()
+        folder = os.path.join(root, rel_dir) if rel_dir else root
+        rules = _read_gitignore(folder)
+        if rules:
+            levels = [*levels, _Level(rel_dir, rules)]
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = not is_dir and entry.is_file()
+            except OSError:
+                continue
+            if (is_dir and entry.name in DEFAULT_SKIP) or _ignored(levels, rel, is_dir):
+                continue
+            if is_dir:
+                stack.append((rel, levels))
+            elif is_file:
+                files.append(rel)
+                if len(files) >= limit:
+                    return sorted(files), True
+    return sorted(files), False
+
+
+async def _git_files(root: str) -> list[str] | None:
+    """What git lists under `root`, or None when it cannot say (not a work tree, no git, too slow)."""
+    command = ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"]
+    with anyio.move_on_after(GIT_TIMEOUT):
+        try:
+            done = await anyio.run_process(
+                command,
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            )
+        except OSError:
+            return None
+        if done.returncode != 0:
+            return None
+        names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+        return sorted({name for name in names if name})
+    return None
+
+
+def _existing(root: str, names: list[str], limit: int) -> tuple[list[str], bool]:
+    # --cached lists deleted files and submodule folders too: keep regular files.
+    files: list[str] = []
+    for name in names:
+        if os.path.isfile(os.path.join(root, name)):
+            files.append(name)
+            if len(files) >= limit:
+                return files, True
+    return files, False
+
+
+async def list_files(root: str, limit: int = MAX_FILES) -> Listing:
+    """The files a search under folder `root` should look at (see the module docstring)."""
+    names = await _git_files(root)
+    if names:
+        files, capped = await anyio.to_thread.run_sync(_existing, root, names, limit)
+        return Listing(root, files, capped, "git")
+    files, capped = await anyio.to_thread.run_sync(walk, root, limit)
+    return Listing(root, files, capped, "walk")

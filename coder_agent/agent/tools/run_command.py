@@ -1,0 +1,179 @@
+"""`run_command`: a shell command, in the editor's terminal when it has one, else on this machine.
+
+Either way the command runs as `/bin/sh -c COMMAND` (pipes, `&&`, redirections work). In an editor terminal
+the user watches it live: the terminal is embedded in the tool call as soon as it exists, and is always
+released, even when the turn is cancelled. A non-zero exit is a normal result the model must read; the call
+only fails when the command could not start or ran out of time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+
+import anyio
+from pydantic import Field
+
+from ...acp.errors import RequestError
+from ...acp.schema import TerminalContent, TerminalExitStatus
+from ..shell import SHELL, LocalRun, run_local
+from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, text_content
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 1800.0
+OUTPUT_LIMIT = 30_000  # bytes of output kept (the end), for the model and the terminal
+TITLE_LENGTH = 120
+CLEANUP_TIMEOUT = 5.0
+
+
+class RunCommandArgs(ToolArgs):
+    command: str = Field(
+        min_length=1, description="The command line, run by /bin/sh -c (pipes, && and redirections work)"
+    )
+    cwd: str | None = Field(
+        default=None,
+        description="Directory to run in: absolute, or relative to the session's working directory (the default)",
+    )
+    timeout: float = Field(
+        default=DEFAULT_TIMEOUT, gt=0, le=MAX_TIMEOUT, description="Seconds before the command is killed"
+    )
+
+
+def short_title(command: str) -> str:
+    """The command on one line, cut to about `TITLE_LENGTH` characters."""
+    line = re.sub(r"\s+", " ", command).strip()
+    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
+
+
+def fenced(text: str) -> str:
+    """`text` in a Markdown code block whose fence no backtick run inside it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def keep_end(text: str, limit: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= limit else (text[-limit:], True)
+
+
+def summary(
+    exit_code: int | None, signal: str | None, timed_out: bool, timeout: float, truncated: str | None, output: str
+) -> str:
+    """What the model reads: how the command ended, a truncation note, then the output."""
+    if timed_out:
+        head = f"Timed out after {timeout:g} s; the command was killed."
+    elif signal:
+        head = f"Killed by {signal}."
+    elif exit_code is not None:
+        head = f"Exit code {exit_code}."
+    else:
+        head = "Exit status unknown."
+    parts = [head]
+    if truncated:
+        parts.append(truncated)
+    parts.append(output.rstrip("\n") if output.strip() else "(no output)")
+    return "\n".join(parts)
+
+
+class RunCommand(Tool[RunCommandArgs]):
+    name = "run_command"
+    args_model = RunCommandArgs
+    read_only = False
+
+    def __init__(self, output_limit: int = OUTPUT_LIMIT) -> None:
+        self.output_limit = output_limit
+
+    def _cwd(self, args: RunCommandArgs, ctx: ToolContext) -> str:
+        cwd = ctx.resolve(args.cwd) if args.cwd else ctx.cwd
+        if not os.path.isdir(cwd):
+            raise ToolError(f"cwd {args.cwd or cwd} is not an existing directory")
+        return cwd
+
+    async def prepare(self, args: RunCommandArgs, ctx: ToolContext) -> Intent:
+        cwd = self._cwd(args, ctx)
+        title = short_title(args.command)
+        shown = [] if title == args.command and cwd == ctx.cwd else [fenced(args.command)]
+        if cwd != ctx.cwd:
+            shown.append(f"in `{ctx.display(cwd)}`")
+        return Intent(
+            title=title,
+            kind="execute",
+            effect="execute",
+            command=args.command,
+            content=[text_content("\n".join(shown))] if shown else [],
+        )
+
+    async def run(self, args: RunCommandArgs, intent: Intent, ctx: ToolContext) -> ToolResult:
+        cwd = self._cwd(args, ctx)
+        if ctx.client.capabilities.terminal:
+            return await self._in_terminal(args, cwd, ctx)
+        return await self._locally(args, cwd)
+
+    async def _locally(self, args: RunCommandArgs, cwd: str) -> ToolResult:
+        try:
+            run = await run_local(args.command, cwd, args.timeout, self.output_limit)
+        except OSError as exc:
+            raise ToolError(f"could not start the command: {exc}") from exc
+        note = f"(output truncated: the first {run.dropped_bytes} bytes were dropped)" if run.truncated else None
+        return ToolResult(
+            output=summary(run.exit_code, run.signal, run.timed_out, args.timeout, note, run.output),
+            content=[text_content(fenced(run.output))] if run.output.strip() else [],
+            raw_output=_raw(run),
+            failed=run.timed_out,
+        )
+
+    async def _in_terminal(self, args: RunCommandArgs, cwd: str, ctx: ToolContext) -> ToolResult:
+        client, session = ctx.client, ctx.session_id
+        try:
+            terminal = await client.create_terminal(
+                session, SHELL, ["-c", args.command], cwd=cwd, output_byte_limit=self.output_limit
+            )
+        except RequestError as exc:
+            raise ToolError(f"the editor could not start the command: {exc.message}") from exc
+        finished = False
+        try:
+            await ctx.progress([TerminalContent(terminal_id=terminal)])
+            status: TerminalExitStatus | None = None
+            with anyio.move_on_after(args.timeout) as deadline:
+                status = await client.wait_for_terminal_exit(session, terminal)
+            if deadline.cancelled_caught:
+                await client.kill_terminal(session, terminal)
+            result = await client.terminal_output(session, terminal)
+            finished = True
+        except RequestError as exc:
+            raise ToolError(f"the editor's terminal failed: {exc.message}") from exc
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_TIMEOUT):
+                await _release(ctx, terminal, kill_first=not finished)
+        status = status or result.exit_status or TerminalExitStatus()
+        timed_out = deadline.cancelled_caught
+        output, cut = keep_end(result.output, self.output_limit)
+        note = "(output truncated: only the end is shown)" if result.truncated or cut else None
+        return ToolResult(
+            output=summary(status.exit_code, status.signal, timed_out, args.timeout, note, output),
+            content=[TerminalContent(terminal_id=terminal)],
+            raw_output={"exit_code": status.exit_code, "signal": status.signal, "timed_out": timed_out},
+            failed=timed_out,
+        )
+
+
+async def _release(ctx: ToolContext, terminal: str, kill_first: bool) -> None:
+    """Kill (when the command may still run) and release the terminal; a failure is logged, not raised."""
+    steps = [ctx.client.kill_terminal, ctx.client.release_terminal] if kill_first else [ctx.client.release_terminal]
+    for step in steps:
+        try:
+            await step(ctx.session_id, terminal)
+        except Exception:
+            logger.warning("terminal %s: %s failed", terminal, step.__name__, exc_info=True)
+
+
+def _raw(run: LocalRun) -> dict[str, object]:
+    return {
+        "exit_code": run.exit_code,
+        "signal": run.signal,
+        "timed_out": run.timed_out,
+        "dropped_bytes": run.dropped_bytes,
+    }
