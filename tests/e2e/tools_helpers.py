@@ -12,7 +12,7 @@ import anyio
 from acp import PROTOCOL_VERSION, text_block
 from acp.schema import ClientCapabilities
 
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, updates
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, updates
 from tests.support.acp_client import SpawnedAgent, spawn_agent
 from tests.support.editor_client import EditorClient
 from tests.support.recording_client import PermissionPolicy, RecordingClient
