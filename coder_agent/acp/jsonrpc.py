@@ -71,6 +71,7 @@ class Connection:
         self._write_lock = anyio.Lock(fast_acquire=True)  # no event-loop round trip when uncontended
         self._ids = itertools.count(1)
         self._pending: dict[str, _Pending] = {}
+        self._withdrawn: dict[str, None] = {}  # ids we cancelled: their late answers are expected, not odd
         self._inflight: dict[str, anyio.CancelScope] = {}
         self._idle = anyio.Event()
         self._closed = False
@@ -116,6 +117,9 @@ class Connection:
         return pending.result
 
     async def _cancel_outgoing(self, request_id: int) -> None:
+        self._withdrawn[_id_key(request_id)] = None
+        while len(self._withdrawn) > 1000:
+            del self._withdrawn[next(iter(self._withdrawn))]
         if not self._closed:
             try:
                 await self.notify("$/cancel_request", {"requestId": request_id})
@@ -250,9 +254,14 @@ class Connection:
             log.exception("error handling notification %s", method)
 
     def _on_response(self, request_id: Any, message: JsonDict) -> None:
-        pending = self._pending.get(_id_key(request_id))
+        key = _id_key(request_id)
+        pending = self._pending.get(key)
         if pending is None:
-            log.warning("response to unknown request id %r ignored", request_id)
+            if key in self._withdrawn:
+                del self._withdrawn[key]
+                log.debug("late answer to withdrawn request %r ignored", request_id)
+            else:
+                log.warning("response to unknown request id %r ignored", request_id)
             return
         if "error" in message:
             pending.error = RequestError.from_wire(message["error"])

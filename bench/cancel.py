@@ -1,0 +1,465 @@
+"""`session/cancel` -> `stopReason: "cancelled"` while `run_command` runs, and whether the command is left behind.
+
+The real agent (`python -m coder_agent acp`, mode `bypass`) talks to the scripted model server (run as
+`python -m coder_agent.scripted`), whose every reply is a `run_command` of `sleep 30.NNNN` (NNNN marks this run).
+Each iteration sends `session/prompt`, waits for the call's `tool_call_update` with status `in_progress`, sends
+`session/cancel`, and times the prompt's reply. Then it counts the `sleep` processes still alive (from
+/proc). Two client profiles:
+
+- `bare`: no capabilities; the agent runs the command itself (`/bin/sh -c`, its own process group).
+- `terminal`: advertises `terminal: true`; this script serves `terminal/*` by running the command locally, and
+  answers a request the agent withdraws with `$/cancel_request` with error -32800.
+
+Prints p50 / p90 / p99 / max per profile (target p99 <= 150 ms), the leftover processes (a process counts
+while it is neither a zombie nor already exiting or SIGKILLed), and with `--trace` the median time after the
+cancel at which each message of the cancel cascade arrived. The machine's process count is printed too: the
+agent's local kill scans /proc, so it costs more where many processes run.
+
+    python bench/cancel.py [--runs N] [--profile bare|terminal|both] [--delay S] [--create-latency S] [--trace]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import math
+import os
+import queue
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from coder_agent.scripted.script import Reply, Script, tool_call
+
+TARGET_P99_MS = 150.0
+WAIT = 60.0  # seconds any single wait may take (the first prompt imports litellm)
+OFFLINE = {  # litellm must not reach the internet
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
+    "HF_HUB_OFFLINE": "1",
+}
+CANCELLED = -32800
+
+
+PF_EXITING = 0x4  # /proc/PID/stat flags: the process has begun to exit
+SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
+
+
+def _dying(stat_fields: list[bytes], status: bytes) -> bool:
+    """A zombie, a process already exiting, or one with SIGKILL pending: it no longer runs the command."""
+    if stat_fields[0] in (b"Z", b"X") or int(stat_fields[6]) & PF_EXITING:
+        return True
+    for line in status.splitlines():
+        if line.startswith((b"SigPnd:", b"ShdPnd:")) and int(line.split()[1], 16) & SIGKILL_BIT:
+            return True
+    return False
+
+
+def marker_processes(marker: str) -> list[int]:
+    """Processes whose command line holds `marker` and that still run (not zombies, not being killed)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            if marker not in cmdline:
+                continue
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            with open(f"/proc/{entry}/status", "rb") as handle:
+                status = handle.read()
+        except (OSError, IndexError):
+            continue
+        if not _dying(fields, status):
+            found.append(int(entry))
+    return found
+
+
+class Terminals:
+    """The editor's side of `terminal/*`: each command runs here, in its own process group."""
+
+    def __init__(self) -> None:
+        self._procs: dict[str, subprocess.Popen[bytes]] = {}
+        self._output: dict[str, bytearray] = {}
+        self._ids = itertools.count(1)
+
+    def create(self, params: dict[str, Any]) -> dict[str, Any]:
+        env = dict(os.environ, **{item["name"]: item["value"] for item in params.get("env") or []})
+        proc = subprocess.Popen(
+            [params["command"], *params.get("args", [])],
+            cwd=params.get("cwd"),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        terminal_id = f"term_{next(self._ids)}"
+        self._procs[terminal_id] = proc
+        self._output[terminal_id] = buffer = bytearray()
+        threading.Thread(target=self._pump, args=(proc, buffer), daemon=True).start()
+        return {"terminalId": terminal_id}
+
+    @staticmethod
+    def _pump(proc: subprocess.Popen[bytes], buffer: bytearray) -> None:
+        assert proc.stdout is not None
+        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
+            buffer += chunk
+
+    @staticmethod
+    def _status(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
+        code = proc.returncode
+        if code is not None and code < 0:
+            return {"exitCode": None, "signal": signal.Signals(-code).name}
+        return {"exitCode": code, "signal": None}
+
+    def output(self, params: dict[str, Any]) -> dict[str, Any]:
+        proc = self._procs[params["terminalId"]]
+        result: dict[str, Any] = {"output": self._output[params["terminalId"]].decode(errors="replace")}
+        result["truncated"] = False
+        if proc.poll() is not None:
+            result["exitStatus"] = self._status(proc)
+        return result
+
+    def wait_for_exit(self, params: dict[str, Any]) -> dict[str, Any]:
+        proc = self._procs[params["terminalId"]]
+        proc.wait()
+        return self._status(proc)
+
+    def kill(self, params: dict[str, Any]) -> dict[str, Any]:
+        proc = self._procs[params["terminalId"]]
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        return {}
+
+    def release(self, params: dict[str, Any]) -> dict[str, Any]:
+        self.kill(params)
+        self._procs.pop(params["terminalId"])
+        self._output.pop(params["terminalId"])
+        return {}
+
+    def close(self) -> None:
+        for terminal_id in list(self._procs):
+            self.release({"terminalId": terminal_id})
+
+
+@dataclass
+class Received:
+    at: float  # time.perf_counter() when the line was read
+    message: dict[str, Any]
+
+
+@dataclass
+class Driver:
+    """The client end of the agent's pipes: writes whole lines; a reader thread serves the agent's requests."""
+
+    proc: subprocess.Popen[bytes]
+    terminals: Terminals | None
+    create_latency: float = 0.0  # seconds between starting a terminal's command and answering terminal/create
+    inbox: queue.Queue[Received] = field(default_factory=queue.Queue)
+    served: list[Received] = field(default_factory=list)  # the agent's requests and notifications, with times
+    _write_lock: threading.Lock = field(default_factory=threading.Lock)
+    _waits: dict[Any, bool] = field(default_factory=dict)  # wait_for_exit id -> answered already
+    _waits_lock: threading.Lock = field(default_factory=threading.Lock)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def start(self) -> None:
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def send(self, message: dict[str, Any]) -> float:
+        data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+        assert self.proc.stdin is not None
+        with self._write_lock:
+            sent = time.perf_counter()
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        return sent
+
+    def request(self, method: str, params: dict[str, Any]) -> tuple[int, float]:
+        request_id = next(self._ids)
+        return request_id, self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+
+    def receive(self, timeout: float = WAIT) -> Received:
+        return self.inbox.get(timeout=timeout)
+
+    def reply_to(self, request_id: int, timeout: float = WAIT) -> Received:
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self.receive(max(deadline - time.monotonic(), 0.001))
+            if got.message.get("id") == request_id and "method" not in got.message:
+                return got
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            got = Received(time.perf_counter(), json.loads(line))
+            method = got.message.get("method")
+            if method is not None and ("id" in got.message or method == "$/cancel_request"):
+                self.served.append(got)
+                self._serve(got.message)
+            else:
+                self.inbox.put(got)
+
+    def _answer(self, request_id: Any, result: Any = None, error: dict[str, Any] | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
+        message.update({"error": error} if error is not None else {"result": result})
+        self.send(message)
+
+    def _serve(self, message: dict[str, Any]) -> None:
+        method, params, request_id = message["method"], message.get("params") or {}, message.get("id")
+        if method == "$/cancel_request":
+            with self._waits_lock:
+                if self._waits.get(params.get("requestId")) is False:
+                    self._waits[params["requestId"]] = True
+                    self._answer(params["requestId"], error={"code": CANCELLED, "message": "Request cancelled"})
+            return
+        handlers = {
+            "terminal/create": "create",
+            "terminal/output": "output",
+            "terminal/kill": "kill",
+            "terminal/release": "release",
+        }
+        if self.terminals is not None and method == "terminal/create" and self.create_latency:
+            created = self.terminals.create(params)  # the command starts now; the answer comes late
+            threading.Timer(self.create_latency, self._answer, (request_id, created)).start()
+        elif self.terminals is not None and method == "terminal/wait_for_exit":
+            with self._waits_lock:
+                self._waits[request_id] = False
+            threading.Thread(target=self._wait_for_exit, args=(request_id, params), daemon=True).start()
+        elif self.terminals is not None and method in handlers:
+            try:
+                self._answer(request_id, getattr(self.terminals, handlers[method])(params))
+            except KeyError:
+                self._answer(request_id, error={"code": -32602, "message": "unknown terminal"})
+        elif method == "session/request_permission":
+            self._answer(request_id, {"outcome": {"outcome": "cancelled"}})
+        else:
+            self._answer(request_id, error={"code": -32601, "message": f"Method not found: {method}"})
+
+    def _wait_for_exit(self, request_id: Any, params: dict[str, Any]) -> None:
+        assert self.terminals is not None
+        try:
+            result: dict[str, Any] | None = self.terminals.wait_for_exit(params)
+            error = None
+        except KeyError:
+            result, error = None, {"code": -32602, "message": "unknown terminal"}
+        with self._waits_lock:
+            if self._waits.pop(request_id, True):
+                return  # cancelled and answered already
+            self._answer(request_id, result, error)
+
+
+def label(received: Received, call_id: str | None) -> str:
+    message = received.message
+    method = message.get("method")
+    if method == "session/update":
+        update = message["params"]["update"]
+        kind = update["sessionUpdate"]
+        if kind == "tool_call_update" and update.get("toolCallId") == call_id:
+            return f"tool_call_update {update.get('status', '(content)')}"
+        return kind
+    if method is not None:
+        return method
+    return "prompt reply" if "stopReason" in (message.get("result") or {}) else f"reply to {message.get('id')}"
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(math.ceil(p / 100 * len(ordered)) - 1, 0)]
+
+
+@dataclass
+class Iteration:
+    cancel_ms: float
+    left_at_reply: int
+    left_after_grace: int
+    trace: list[tuple[str, float]]
+
+
+def one_prompt(driver: Driver, session_id: str, marker: str, delay: float, grace: float) -> Iteration:
+    served_before = len(driver.served)
+    prompt = [{"type": "text", "text": "run it"}]
+    prompt_id, _ = driver.request("session/prompt", {"sessionId": session_id, "prompt": prompt})
+    call_id = None
+    while True:  # until the run_command call is in progress
+        message = driver.receive().message
+        if message.get("id") == prompt_id:
+            raise RuntimeError(f"the prompt ended before the command ran: {message}")
+        update = message.get("params", {}).get("update", {}) if message.get("method") == "session/update" else {}
+        if update.get("sessionUpdate") == "tool_call" and update.get("kind") == "execute":
+            call_id = update["toolCallId"]
+        if update.get("toolCallId") == call_id and update.get("status") == "in_progress":
+            break
+    if delay:
+        time.sleep(delay)
+    cancelled_at = driver.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}})
+    after: list[Received] = []
+    while True:
+        got = driver.receive()
+        after.append(got)
+        if got.message.get("id") == prompt_id and "method" not in got.message:
+            break
+    reply = after[-1]
+    if reply.message.get("result") != {"stopReason": "cancelled"}:
+        raise RuntimeError(f"expected stopReason cancelled, got {reply.message}")
+    left_at_reply = len(marker_processes(marker))
+    left = left_at_reply
+    deadline = time.monotonic() + grace
+    while left and time.monotonic() < deadline:
+        time.sleep(0.02)
+        left = len(marker_processes(marker))
+    for pid in marker_processes(marker):  # a leftover must not leak into the next iteration's count
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    events = [got for got in after + driver.served[served_before:] if got.at >= cancelled_at]
+    trace = sorted(((label(got, call_id), (got.at - cancelled_at) * 1000) for got in events), key=lambda x: x[1])
+    return Iteration((reply.at - cancelled_at) * 1000, left_at_reply, left, trace)
+
+
+def start_model(script: Script, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    path = folder / "script.json"
+    script.save(path)
+    command = [sys.executable, "-m", "coder_agent.scripted", "--script", str(path)]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(os.environ))
+    assert server.stdout is not None
+    url = server.stdout.readline().decode().strip()
+    if not url.startswith("http"):
+        server.kill()
+        raise RuntimeError("the scripted model server did not print its URL")
+    return server, url
+
+
+def run_profile(name: str, args: argparse.Namespace, url: str, marker: str, folder: Path) -> list[Iteration]:
+    home, project = folder / f"home-{name}", folder / f"project-{name}"
+    project.mkdir()
+    env = {
+        **os.environ,
+        **OFFLINE,
+        "CODER_AGENT_MODEL": "openai/scripted",
+        "CODER_AGENT_API_BASE": url,
+        "CODER_AGENT_API_KEY": "sk-test",
+        "CODER_AGENT_HOME": str(home),
+        "CODER_AGENT_DEFAULT_MODE": "bypass",
+        "CODER_AGENT_LOG_LEVEL": args.log_level,
+    }
+    log = open(folder / f"agent-{name}.log", "wb")  # noqa: SIM115
+    command = [sys.executable, "-m", "coder_agent", "acp"]
+    agent = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=project, env=env)
+    terminals = Terminals() if name == "terminal" else None
+    driver = Driver(agent, terminals, args.create_latency)
+    driver.start()
+    try:
+        capabilities = {"terminal": True} if terminals is not None else {}
+        init_id, _ = driver.request("initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+        driver.reply_to(init_id)
+        new_id, _ = driver.request("session/new", {"cwd": str(project), "mcpServers": []})
+        session_id = driver.reply_to(new_id).message["result"]["sessionId"]
+        for _ in range(args.warmup):  # the first prompt waits for litellm to import
+            one_prompt(driver, session_id, marker, args.delay, args.grace)
+        results = []
+        for index in range(args.runs):
+            results.append(one_prompt(driver, session_id, marker, args.delay, args.grace))
+            print(f"\r{name}: {index + 1}/{args.runs}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        return results
+    finally:
+        assert agent.stdin is not None
+        agent.stdin.close()
+        try:
+            agent.wait(10)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            agent.wait()
+        if terminals is not None:
+            terminals.close()
+        log.close()
+
+
+def report(name: str, results: list[Iteration], show_trace: bool) -> None:
+    times = [result.cancel_ms for result in results]
+    p99 = percentile(times, 99)
+    verdict = "ok" if p99 <= TARGET_P99_MS else "MISSED"
+    print(
+        f"{name:9} n={len(times):3}  p50 {percentile(times, 50):6.1f}  p90 {percentile(times, 90):6.1f}  "
+        f"p99 {p99:6.1f}  max {max(times):6.1f} ms   target p99 <= {TARGET_P99_MS:.0f} ms: {verdict}"
+    )
+    at_reply = sum(result.left_at_reply for result in results)
+    after = sum(result.left_after_grace for result in results)
+    iterations = sum(1 for result in results if result.left_after_grace)
+    print(
+        f"{'':9} sleep processes alive at the reply: {at_reply}; still alive after the grace: {after} "
+        f"(in {iterations} of {len(results)} iterations)"
+    )
+    if show_trace:
+        offsets: dict[str, list[float]] = defaultdict(list)
+        for result in results:
+            for event, offset in result.trace:
+                offsets[event].append(offset)
+        print(f"{'':9} cancel cascade (median ms after session/cancel was written; count):")
+        for event, values in sorted(offsets.items(), key=lambda item: statistics.median(item[1])):
+            print(f"{'':11} {statistics.median(values):7.1f}  {event}  ({len(values)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=40, help="timed iterations per profile (default 40)")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed iterations first (default 2)")
+    parser.add_argument("--profile", choices=["bare", "terminal", "both"], default="both")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds between in_progress and the cancel")
+    parser.add_argument(
+        "--create-latency",
+        type=float,
+        default=0.0,
+        help="terminal profile: seconds before terminal/create is answered (the command starts at once; a "
+        "$/cancel_request for it is ignored, as by a client that does not support it)",
+    )
+    parser.add_argument("--grace", type=float, default=2.0, help="seconds a leftover process may take to die")
+    parser.add_argument("--trace", action="store_true", help="print when each message of the cancel arrived")
+    parser.add_argument("--log-level", default="WARNING", help="the agent's CODER_AGENT_LOG_LEVEL")
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder (agent logs) and print it")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+
+    marker = f"sleep 30.{random.randrange(1000, 10000)}"
+    script = Script(default=Reply.tool_calls([tool_call("run_command", {"command": marker})]))
+    profiles = ["bare", "terminal"] if args.profile == "both" else [args.profile]
+    folder = Path(tempfile.mkdtemp(prefix="bench-cancel-"))
+    server, url = start_model(script, folder)
+    try:
+        results = {name: run_profile(name, args, url, marker, folder) for name in profiles}
+    finally:
+        server.terminate()
+        server.wait(10)
+        if args.keep:
+            print(f"agent logs in {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    processes = sum(1 for entry in os.listdir("/proc") if entry.isdigit())
+    print(f"session/cancel -> stopReason cancelled, while `{marker}` runs (bypass mode; {args.runs} runs)")
+    print(f"machine: {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}, {processes} processes")
+    for name in profiles:
+        report(name, results[name], args.trace)
+    print(f"sleep processes alive at exit: {len(marker_processes(marker))}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+"""Shared fixtures for the end-to-end tests: a scripted model server, a workspace, and the agent's env."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coder_agent.scripted.server import ScriptedModelServer
+from tests.e2e.helpers import REPO_ROOT, EnvFactory
+
+
+@pytest.fixture
+def srv() -> Iterator[ScriptedModelServer]:
+    """A scripted OpenAI-compatible model server on 127.0.0.1; enqueue replies before prompting."""
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The folder the agent starts in and the session's cwd (so no stray `.env` is read)."""
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def agent_env(srv: ScriptedModelServer, tmp_path: Path) -> EnvFactory:
+    """`agent_env(CODER_AGENT_X="1", CODER_AGENT_MODEL=None)`: the agent's env; None drops a variable.
+
+    The model is the scripted server; retries are fast. `PYTHONPATH` makes the agent process run the
+    `coder_agent` beside these tests, whatever copy is installed.
+    """
+
+    def make(**overrides: str | None) -> dict[str, str]:
+        env: dict[str, str | None] = {
+            "PYTHONPATH": str(REPO_ROOT),
+            "CODER_AGENT_MODEL": "openai/scripted",
+            "CODER_AGENT_API_BASE": srv.url,
+            "CODER_AGENT_API_KEY": "sk-test",
+            "CODER_AGENT_HOME": str(tmp_path / "home"),
+            "CODER_AGENT_RETRY_BASE_DELAY": "0.01",
+            "CODER_AGENT_MAX_RETRIES": "2",
+            "CODER_AGENT_REQUEST_TIMEOUT": "20",
+        }
+        env.update(overrides)
+        return {key: value for key, value in env.items() if value is not None}
+
+    return make

@@ -1,0 +1,159 @@
+"""Modes and permissions through the real agent: who asks, what is remembered, what is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from acp.schema import ConfigOptionUpdate, CurrentModeUpdate
+
+from coder_agent.scripted.script import Reply, tool_call
+from coder_agent.scripted.server import ScriptedModelServer
+from tests.e2e.helpers import EnvFactory, updates
+from tests.e2e.tools_helpers import model_saw, session
+from tests.support.recording_client import PermissionRequest
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+MODES = ["ask", "default", "accept-edits", "plan", "bypass"]
+
+
+def write(path: str, content: str = "new\n") -> Reply:
+    return Reply.tool_calls([tool_call("write_file", {"path": path, "content": content})])
+
+
+def run(command: str) -> Reply:
+    return Reply.tool_calls([tool_call("run_command", {"command": command})])
+
+
+async def test_session_new_offers_the_modes_both_ways_and_switching_keeps_them_in_sync(
+    agent_env: EnvFactory, workspace: Path
+) -> None:
+    async with session("bare", agent_env(), workspace) as run_:
+        messages = run_.agent.messages
+        [new] = [m["result"] for m in messages if isinstance(m.get("result"), dict) and "sessionId" in m["result"]]
+        assert new["modes"]["currentModeId"] == "default"
+        assert [m["id"] for m in new["modes"]["availableModes"]] == MODES
+        [mode_option] = [o for o in new["configOptions"] if o["category"] == "mode"]
+        assert mode_option["currentValue"] == "default"
+        assert [o["value"] for o in mode_option["options"]] == MODES
+        await run_.set_mode("plan")
+        with anyio.fail_after(10):
+            response = await run_.agent.conn.set_config_option(
+                session_id=run_.session_id, config_id="mode", value="accept-edits"
+            )
+        await run_.client.wait_for(lambda: len(updates(run_.agent, run_.session_id, "current_mode_update")) >= 2)
+        announced = [u["currentModeId"] for u in updates(run_.agent, run_.session_id, "current_mode_update")]
+        config_updates = updates(run_.agent, run_.session_id, "config_option_update")
+    assert [o["currentValue"] for o in response.model_dump(by_alias=True)["configOptions"] if o["id"] == "mode"] == [
+        "accept-edits"
+    ]
+    assert announced == ["plan", "accept-edits"]
+    assert [next(o["currentValue"] for o in u["configOptions"] if o["id"] == "mode") for u in config_updates] == [
+        "plan",
+        "accept-edits",
+    ]
+    assert CurrentModeUpdate and ConfigOptionUpdate  # the SDK parsed both kinds
+
+
+async def test_an_unknown_mode_is_invalid_params(agent_env: EnvFactory, workspace: Path) -> None:
+    async with session("bare", agent_env(), workspace) as run_:
+        with pytest.raises(Exception) as error, anyio.fail_after(10):
+            await run_.set_mode("yolo")
+    assert getattr(error.value, "code", None) == -32602
+
+
+@pytest.mark.parametrize(
+    ("mode", "asked", "written"),
+    [
+        ("ask", True, True),
+        ("default", True, True),
+        ("accept-edits", False, True),
+        ("plan", False, False),
+        ("bypass", False, True),
+    ],
+)
+async def test_each_mode_decides_whether_an_edit_asks(
+    mode: str, asked: bool, written: bool, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(write("f.txt"), Reply.text("ok"))
+    async with session("bare", agent_env(), workspace, mode=mode) as run_:
+        assert await run_.prompt("write") == "end_turn"
+        [call] = run_.tool_calls().values()
+    assert bool(run_.client.permission_requests) == asked
+    assert (workspace / "f.txt").exists() == written
+    assert call["statuses"][-1] == ("completed" if written else "failed")
+    if mode == "plan":
+        assert "Plan mode is read-only" in model_saw(srv.requests[1].body)
+
+
+async def test_accept_edits_still_asks_before_a_command(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(run("echo hi"), Reply.text("ok"))
+    async with session("bare", agent_env(), workspace, mode="accept-edits") as run_:
+        assert await run_.prompt("run") == "end_turn"
+    [request] = run_.client.permission_requests
+    assert request.tool_call.title == "echo hi" and request.tool_call.kind == "execute"
+
+
+async def test_always_allow_is_remembered_per_command_prefix_but_ask_mode_asks_anyway(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(run("git status"), run("git status --short"), run("git log -1"), Reply.text("ok"))
+    async with session("bare", agent_env(), workspace, permission="allow_always") as run_:
+        assert await run_.prompt("go") == "end_turn"
+        asked = [r.tool_call.title for r in run_.client.permission_requests]
+        srv.enqueue(run("git status -s"), Reply.text("ok"))
+        await run_.set_mode("ask")
+        assert await run_.prompt("again") == "end_turn"
+        asked_in_ask_mode = [r.tool_call.title for r in run_.client.permission_requests][len(asked) :]
+    assert asked == ["git status", "git log -1"]  # `git status --short` matched the remembered prefix
+    assert asked_in_ask_mode == ["git status -s"]
+
+
+@pytest.mark.parametrize("answer", ["reject_once", "reject_always", "cancelled"])
+async def test_a_refusal_goes_back_to_the_model_and_nothing_is_written(
+    answer: str, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(write("f.txt"), Reply.text("understood"))
+    async with session("bare", agent_env(), workspace, permission=answer) as run_:  # type: ignore[arg-type]
+        assert await run_.prompt("write") == "end_turn"
+        [call] = run_.tool_calls().values()
+    assert not (workspace / "f.txt").exists()
+    assert call["statuses"][-1] == "failed"
+    assert "Refused" in model_saw(srv.requests[1].body)
+
+
+async def test_a_write_outside_the_roots_asks_even_in_accept_edits_and_after_always(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.txt"
+    srv.enqueue(write("inside.txt"), write(str(outside)), write("inside2.txt"), Reply.text("ok"))
+
+    def policy(request: PermissionRequest) -> str:
+        return "allow_always"
+
+    async with session("bare", agent_env(), workspace, permission=policy) as run_:
+        assert await run_.prompt("write") == "end_turn"
+    titles = [r.tool_call.title for r in run_.client.permission_requests]
+    assert len(titles) == 2 and "outside" in titles[1]  # inside2 was remembered; outside asked anyway
+    assert outside.read_text() == "new\n"
+
+    srv.enqueue(write(str(tmp_path / "outside2.txt")), Reply.text("ok"))
+    async with session("bare", agent_env(), workspace, mode="accept-edits") as run_:
+        assert await run_.prompt("write") == "end_turn"
+    assert len(run_.client.permission_requests) == 1
+
+
+async def test_additional_directories_are_inside_the_roots(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    srv.enqueue(write(str(extra / "x.txt")), Reply.text("ok"))
+    async with session("bare", agent_env(), workspace, mode="accept-edits", directories=[str(extra)]) as run_:
+        assert await run_.prompt("write") == "end_turn"
+    assert not run_.client.permission_requests
+    assert (extra / "x.txt").exists()
