@@ -60,6 +60,8 @@ def agent_options(settings: Settings) -> AgentOptions:
         models=settings.models,
         default_mode=settings.default_mode,
         max_turn_requests=settings.max_turn_requests,
+        mcp_connect_timeout=settings.mcp_timeout,
+        mcp_call_timeout=settings.mcp_call_timeout,
     )
 
 

@@ -37,6 +37,8 @@ class Settings(BaseModel):
     models: list[str] = Field(default_factory=list, description="Models offered in the editor's model menu")
     default_mode: str = Field(default="default", description="Mode of new sessions")
     max_turn_requests: int = Field(default=100, ge=1, description="Model calls per prompt turn before it stops")
+    mcp_timeout: float = Field(default=30.0, gt=0, description="Seconds an MCP server may take to start")
+    mcp_call_timeout: float = Field(default=120.0, gt=0, description="Seconds an MCP tool call may take")
 
     @field_validator("models", mode="before")
     @classmethod

@@ -14,11 +14,13 @@ from pydantic import ValidationError
 from ..acp.errors import INTERNAL_ERROR, ConnectionClosed, RequestError
 from ..acp.router import Router
 from ..acp.schema import (
+    AgentMessageChunk,
     ClientCapabilities,
     ConfigOptionUpdate,
     CurrentModeUpdate,
     Empty,
     InitializeRequest,
+    McpServer,
     NewSessionRequest,
     NewSessionResponse,
     PromptRequest,
@@ -29,11 +31,13 @@ from ..acp.schema import (
     SetConfigOptionRequest,
     SetConfigOptionResponse,
     SetSessionModeRequest,
+    TextContent,
     UserMessageChunk,
 )
 from ..llm import catalog
 from ..llm.base import Model, ModelError
 from ..llm.loader import load_litellm
+from ..mcp import McpServers
 from .capabilities import PROTOCOL_VERSION, initialize_result
 from .client import Client
 from .config import apply_choice, config_options, mode_state
@@ -65,6 +69,8 @@ class AgentOptions:
     models: Sequence[str] = field(default_factory=list)
     default_mode: str = "default"
     max_turn_requests: int = 100
+    mcp_connect_timeout: float = 30.0
+    mcp_call_timeout: float = 120.0
 
 
 class AcpAgent:
@@ -94,7 +100,7 @@ class AcpAgent:
         router.on_request("session/set_mode", SetSessionModeRequest, self.set_mode)
         router.on_request("session/set_config_option", SetConfigOptionRequest, self.set_config_option)
         router.on_notification("session/cancel", SessionIdParams, self.cancel)
-        SessionMethods(self._sessions, self.state_of, self.announce_state).register(router)
+        SessionMethods(self._sessions, self.state_of, self.announce_state, self.attach_mcp).register(router)
 
     def _session(self, session_id: str) -> Session:
         return self._sessions.get(session_id)
@@ -133,10 +139,36 @@ class AcpAgent:
         session = self._sessions.create(
             params.cwd, params.additional_directories, self._options.default_mode, self._options.model
         )
+        await self.attach_mcp(session, params.mcp_servers)
         self._start_preload()
         return NewSessionResponse(
             session_id=session.id, modes=mode_state(session), config_options=self._config_options(session)
         )
+
+    async def attach_mcp(self, session: Session, servers: Sequence[McpServer]) -> None:
+        """Connect the session's MCP servers in the background: nobody waits for them here."""
+        if session.mcp is not None:
+            old, session.mcp = session.mcp, None
+            await old.close()
+        if not servers:
+            return
+
+        async def report(message: str) -> None:
+            notice = AgentMessageChunk(content=TextContent(text=message), message_id=new_id("notice"))
+            await session.publish(notice, keep=False)
+
+        session.mcp = McpServers(
+            servers,
+            connect_timeout=self._options.mcp_connect_timeout,
+            call_timeout=self._options.mcp_call_timeout,
+            report=report,
+        )
+        self._background.start_soon(session.mcp.run)
+
+    def _tools_for(self, session: Session) -> dict[str, Tool[Any]]:
+        if session.mcp is None:
+            return self._tools
+        return {**self._tools, **{tool.name: tool for tool in session.mcp.tools()}}
 
     def _reasoning(self, session: Session) -> bool:
         return session.model is not None and bool(catalog.supports_reasoning(session.model))
@@ -199,8 +231,10 @@ class AcpAgent:
                 message_id = new_id("user")
                 for block in params.prompt:  # the editor shows the prompt already; keep it for replay
                     session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+                if session.mcp is not None:
+                    await session.mcp.wait_ready(self._options.mcp_connect_timeout)
                 stop_reason = await run_turn(
-                    session, user, model, self._client, self._tools, self._options.max_turn_requests
+                    session, user, model, self._client, self._tools_for(session), self._options.max_turn_requests
                 )
             except ModelError as exc:
                 raise RequestError(

@@ -16,7 +16,7 @@ def initialize_result() -> dict[str, Any]:
         "agentCapabilities": {
             "loadSession": True,
             "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
-            "mcpCapabilities": {"http": False, "sse": False},
+            "mcpCapabilities": {"http": True, "sse": True},
             "sessionCapabilities": {
                 "list": {},
                 "resume": {},

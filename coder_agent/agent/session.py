@@ -9,6 +9,7 @@ import anyio
 
 from ..acp.schema import SessionUpdate
 from ..llm.messages import ChatMessage, SystemMessage
+from ..mcp import McpServers
 from .permissions import DEFAULT_MODE, MODES, PermissionRules
 from .prompts import render
 from .transcript import Transcript
@@ -34,6 +35,7 @@ class Session:
     title: str | None = None
     created_at: str = ""
     cost_usd: float = 0.0
+    mcp: McpServers | None = None
 
     def add(self, message: ChatMessage) -> None:
         """Append to the conversation, and keep it."""
@@ -65,3 +67,10 @@ class Session:
     def cancel_turn(self) -> None:
         if self.turn_scope is not None:
             self.turn_scope.cancel()
+
+    async def shut_down(self) -> None:
+        """Cancel the turn and free what the session holds (its MCP servers)."""
+        self.cancel_turn()
+        if self.mcp is not None:
+            mcp, self.mcp = self.mcp, None
+            await mcp.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from ..acp.errors import RequestError
 from ..acp.router import Router
@@ -14,6 +14,7 @@ from ..acp.schema import (
     ListSessionsRequest,
     ListSessionsResponse,
     LoadSessionRequest,
+    McpServer,
     ResumeSessionRequest,
     SessionIdParams,
     SessionInfo,
@@ -34,11 +35,16 @@ def require_absolute(name: str, path: str) -> None:
 
 class SessionMethods:
     def __init__(
-        self, sessions: Sessions, state_of: StateOf, announce_state: Callable[[Session], Awaitable[None]]
+        self,
+        sessions: Sessions,
+        state_of: StateOf,
+        announce_state: Callable[[Session], Awaitable[None]],
+        attach_mcp: Callable[[Session, Sequence[McpServer]], Awaitable[None]],
     ) -> None:
         self._sessions = sessions
         self._state_of = state_of
         self._announce_state = announce_state
+        self._attach_mcp = attach_mcp
 
     def register(self, router: Router) -> None:
         router.on_request("session/load", LoadSessionRequest, self.load)
@@ -48,21 +54,23 @@ class SessionMethods:
         router.on_request("session/delete", SessionIdParams, self.delete)
         router.on_request("session/fork", ResumeSessionRequest, self.fork)
 
-    def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
+    async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         require_absolute("cwd", params.cwd)
         for directory in params.additional_directories:
             require_absolute("additionalDirectories[]", directory)
-        return self._sessions.restore(params.session_id, params.cwd, params.additional_directories)
+        session = self._sessions.restore(params.session_id, params.cwd, params.additional_directories)
+        await self._attach_mcp(session, params.mcp_servers)
+        return session
 
     async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
-        session = self._restore(params)
+        session = await self._restore(params)
         count = await self._sessions.replay(session)
         await self._announce_state(session)
         log.info("loaded %s: replayed %d updates", session.id, count)
         return self._state_of(session)
 
     async def resume(self, params: ResumeSessionRequest) -> SessionStateResponse:
-        return self._state_of(self._restore(params))
+        return self._state_of(await self._restore(params))
 
     async def list(self, params: ListSessionsRequest) -> ListSessionsResponse:
         records, next_cursor = self._sessions.list(params.cwd, params.cursor)
@@ -79,16 +87,17 @@ class SessionMethods:
         return ListSessionsResponse(sessions=infos, next_cursor=next_cursor)
 
     async def close(self, params: SessionIdParams) -> Empty:
-        self._sessions.close(params.session_id)
+        await self._sessions.close(params.session_id)
         return Empty()
 
     async def delete(self, params: SessionIdParams) -> Empty:
-        self._sessions.delete(params.session_id)  # an unknown session is deleted already
+        await self._sessions.delete(params.session_id)  # an unknown session is deleted already
         return Empty()
 
     async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
         require_absolute("cwd", params.cwd)
         source = self._sessions.restore(params.session_id, None, None)
         fork = self._sessions.fork(source, params.cwd, params.additional_directories)
+        await self._attach_mcp(fork, params.mcp_servers)
         state = self._state_of(fork)
         return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)

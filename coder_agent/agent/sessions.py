@@ -155,16 +155,16 @@ class Sessions:
             sent += 1
         return sent
 
-    def close(self, session_id: str) -> None:
+    async def close(self, session_id: str) -> None:
         session = self.live.pop(session_id, None)
         if session is not None:
-            session.cancel_turn()
+            await session.shut_down()
             self.save(session)
 
-    def delete(self, session_id: str) -> None:
+    async def delete(self, session_id: str) -> None:
         session = self.live.pop(session_id, None)
         if session is not None:
-            session.cancel_turn()
+            await session.shut_down()
         if self._store is not None:
             self._store.delete(session_id)
 

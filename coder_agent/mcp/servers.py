@@ -1,0 +1,138 @@
+"""The MCP servers of one session, and their tools for the model.
+
+`run` is a long-lived task: it loads the mcp SDK in a worker thread (importing it blocks for about 0.45 s, so
+it is never imported on the event loop, nor by importing this package), then gives every server a task of its
+own. A server that cannot start within `connect_timeout` is reported once and left out; the others work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+import anyio.abc
+
+from ..acp.schema import McpServer
+from ..agent.tools.base import Tool
+from .names import ToolNames
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger(__name__)
+
+CLOSE_TIMEOUT = 10.0  # for the servers to stop; the SDK gives a stdio server 2 s, then SIGTERM, then SIGKILL
+
+
+def left_out(server: str, reason: str) -> str:
+    return f"MCP server `{server}` could not start: {reason}; it is left out of this session"
+
+
+async def _load_connection_class() -> type[Connection]:
+    module = await anyio.to_thread.run_sync(importlib.import_module, f"{__package__}.connection")
+    return cast("type[Connection]", module.Connection)
+
+
+class McpServers:
+    def __init__(
+        self,
+        servers: Sequence[McpServer],
+        *,
+        connect_timeout: float = 30.0,
+        call_timeout: float = 120.0,
+        report: Callable[[str], Awaitable[None]],
+    ) -> None:
+        self._configs = list(servers)
+        self._connect_timeout = connect_timeout
+        self._call_timeout = call_timeout
+        self._report = report
+        self._names = ToolNames()
+        self._connections: list[Connection] = []
+        self._loaded = anyio.Event()  # the connections exist (or never will)
+        self._closed = anyio.Event()
+        self._finished = anyio.Event()
+        self._running = False
+        self._task_group: anyio.abc.TaskGroup | None = None
+
+    async def run(self) -> None:
+        """Connect every server, each in its own task; returns after `close()` (or when cancelled)."""
+        if self._closed.is_set() or self._running:
+            return
+        self._running = True
+        try:
+            if self._configs:
+                await self._start_all()
+            await self._closed.wait()
+        finally:
+            self._loaded.set()
+            self._finished.set()
+
+    async def _start_all(self) -> None:
+        try:
+            connection_class = await _load_connection_class()
+        except Exception as exc:
+            log.exception("the mcp SDK failed to load")
+            for config in self._configs:
+                await self._tell(left_out(config.name, f"the MCP client failed to load ({exc})"))
+            return
+        if self._closed.is_set():
+            return
+        self._connections = [
+            connection_class(
+                config,
+                index=index,
+                names=self._names,
+                connect_timeout=self._connect_timeout,
+                call_timeout=self._call_timeout,
+                report=self._report,
+            )
+            for index, config in enumerate(self._configs)
+        ]
+        self._loaded.set()
+        async with anyio.create_task_group() as task_group:
+            self._task_group = task_group
+            for connection in self._connections:
+                task_group.start_soon(self._run_one, connection, name=f"mcp server {connection.name}")
+        self._task_group = None
+
+    @staticmethod
+    async def _run_one(connection: Connection) -> None:
+        try:
+            await connection.run()
+        except Exception:  # a bug of ours must not end the session's other tasks
+            log.exception("MCP server %s stopped unexpectedly", connection.name)
+
+    async def wait_ready(self, timeout: float) -> None:
+        """Wait (at most `timeout` seconds) for the servers still connecting; never raises on timeout."""
+        with anyio.move_on_after(timeout):
+            await self._loaded.wait()
+            for connection in self._connections:
+                await connection.settled.wait()
+
+    def tools(self) -> list[Tool[Any]]:
+        """The tools of the servers that are up, named `mcp__<server>__<tool>`."""
+        return [tool for connection in self._connections for tool in connection.tools()]
+
+    async def close(self) -> None:
+        """Stop every server (bounded): stdio children are terminated."""
+        self._closed.set()
+        for connection in self._connections:
+            connection.stop()
+        if not self._running:
+            return
+        with anyio.CancelScope(shield=True):
+            with anyio.move_on_after(CLOSE_TIMEOUT):
+                await self._finished.wait()
+            if not self._finished.is_set() and self._task_group is not None:
+                self._task_group.cancel_scope.cancel()
+                with anyio.move_on_after(CLOSE_TIMEOUT):
+                    await self._finished.wait()
+
+    async def _tell(self, message: str) -> None:
+        try:
+            await self._report(message)
+        except Exception:
+            log.exception("reporting an MCP server failure failed")
