@@ -54,6 +54,7 @@ def _parser() -> object:
     parser.add_argument("--version", action="version", version=f"coder-agent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("acp", help="speak the Agent Client Protocol on stdio (editors launch this)")
+    commands.add_parser("sessions", help="list, show, export or delete saved sessions (see `sessions --help`)")
     return parser
 
 
@@ -65,6 +66,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.flush()
         # Skip interpreter teardown (~0.5 s once litellm is loaded) and any worker thread still importing.
         os._exit(code)
+    if args and args[0] == "sessions":
+        from . import sessions_cli
+
+        sys.exit(sessions_cli.main(args[1:]))
     import argparse
 
     parser = _parser()

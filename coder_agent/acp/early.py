@@ -33,7 +33,7 @@ def _initialize_request(line: bytes) -> tuple[Any, dict[str, Any]] | None:
     """(id, params) when `line` is an `initialize` request the full path would accept; else None."""
     try:
         message = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "initialize":
         return None

@@ -132,6 +132,10 @@ class Connection:
             b'{"jsonrpc":"2.0","method":%s,"params":%s}\n' % (json.dumps(method).encode(), params_json)
         )
 
+    async def write_lines(self, data: bytes) -> None:
+        """Write already-framed JSON-RPC lines (each one whole and ending in a newline) in one go."""
+        await self._write_line(data)
+
     async def _write(self, message: JsonDict) -> None:
         await self._write_line(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
 
@@ -186,8 +190,8 @@ class Connection:
     async def _on_line(self, line: bytes, tg: anyio.abc.TaskGroup) -> None:
         try:
             message = json.loads(line)
-        except ValueError as exc:  # includes UnicodeDecodeError
-            await self._reply(None, error=RequestError.parse_error(str(exc)))
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError; deep nesting recurses
+            await self._reply(None, error=RequestError.parse_error(str(exc) or type(exc).__name__))
             return
         if not isinstance(message, dict):
             detail = "batch requests are not supported" if isinstance(message, list) else "not a JSON object"

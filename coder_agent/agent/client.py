@@ -30,8 +30,8 @@ class Client(Protocol):
         """Stream one update to the user."""
         ...
 
-    async def replay_update(self, session_id: str, update_json: bytes) -> None:
-        """Send again an update stored as JSON (replaying a loaded session)."""
+    async def replay_updates(self, session_id: str, updates_json: Sequence[bytes]) -> None:
+        """Send again updates stored as JSON, in order (replaying a loaded session)."""
         ...
 
     async def request_permission(

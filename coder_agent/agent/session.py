@@ -43,6 +43,12 @@ class Session:
         if self.transcript is not None:
             self.transcript.keep_messages([message])
 
+    def forget_from(self, index: int) -> None:
+        """Drop the conversation from `index` on (the model never sees it again)."""
+        del self.history[index:]
+        if self.transcript is not None:
+            self.transcript.truncate_messages(index)
+
     def transcript_keep(self, update: SessionUpdate) -> None:
         if self.transcript is not None:
             self.transcript.keep(update)

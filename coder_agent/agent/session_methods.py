@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
-from ..acp.errors import RequestError
+from ..acp.errors import INTERNAL_ERROR, RequestError
 from ..acp.router import Router
 from ..acp.schema import (
     Empty,
@@ -20,12 +22,28 @@ from ..acp.schema import (
     SessionInfo,
     SessionStateResponse,
 )
+from ..store.base import StoreError
 from .session import Session
 from .sessions import Sessions
 
 log = logging.getLogger(__name__)
 
 StateOf = Callable[[Session], SessionStateResponse]
+P = TypeVar("P")
+R = TypeVar("R")
+
+
+def store_errors(handler: Callable[[Any, P], Awaitable[R]]) -> Callable[[Any, P], Awaitable[R]]:
+    """A store that cannot be read becomes a clear JSON-RPC error, never a crash."""
+
+    @functools.wraps(handler)
+    async def wrapped(self: Any, params: P) -> R:
+        try:
+            return await handler(self, params)
+        except StoreError as exc:
+            raise RequestError(INTERNAL_ERROR, f"Sessions cannot be read: {exc}") from exc
+
+    return wrapped
 
 
 def require_absolute(name: str, path: str) -> None:
@@ -62,6 +80,7 @@ class SessionMethods:
         await self._attach_mcp(session, params.mcp_servers)
         return session
 
+    @store_errors
     async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
         session = await self._restore(params)
         count = await self._sessions.replay(session)
@@ -69,9 +88,11 @@ class SessionMethods:
         log.info("loaded %s: replayed %d updates", session.id, count)
         return self._state_of(session)
 
+    @store_errors
     async def resume(self, params: ResumeSessionRequest) -> SessionStateResponse:
         return self._state_of(await self._restore(params))
 
+    @store_errors
     async def list(self, params: ListSessionsRequest) -> ListSessionsResponse:
         records, next_cursor = self._sessions.list(params.cwd, params.cursor)
         infos = [
@@ -86,14 +107,17 @@ class SessionMethods:
         ]
         return ListSessionsResponse(sessions=infos, next_cursor=next_cursor)
 
+    @store_errors
     async def close(self, params: SessionIdParams) -> Empty:
         await self._sessions.close(params.session_id)
         return Empty()
 
+    @store_errors
     async def delete(self, params: SessionIdParams) -> Empty:
         await self._sessions.delete(params.session_id)  # an unknown session is deleted already
         return Empty()
 
+    @store_errors
     async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
         require_absolute("cwd", params.cwd)
         source = self._sessions.restore(params.session_id, None, None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import json
 import logging
 from collections.abc import Sequence
 
@@ -14,12 +13,14 @@ from ..llm.messages import ChatMessage
 from ..store.base import SessionRecord, SessionStore, StoreError
 from .client import Client
 from .permissions import PermissionRules
+from .repair import looks_interrupted, repair
 from .session import Session, new_id
 from .transcript import Transcript
 
 log = logging.getLogger(__name__)
 
 _MESSAGE = TypeAdapter[ChatMessage](ChatMessage)
+REPLAY_BATCH = 256
 
 
 def now() -> str:
@@ -93,8 +94,8 @@ class Sessions:
         )
 
     def save(self, session: Session) -> None:
-        if self._store is None:
-            return
+        if self._store is None or session.id not in self.live:
+            return  # closed sessions were saved on close; deleted ones must stay deleted
         try:
             self._store.save(self._record(session))
         except StoreError as exc:
@@ -124,12 +125,28 @@ class Sessions:
             )
             session.history = self._stored_history(store, session_id)
             session.transcript = Transcript(session_id, self._client, store)
+            if looks_interrupted(session.history):
+                self._repair(store, session)
             self.live[session_id] = session
         if cwd is not None:
             session.cwd = cwd
         if directories is not None:
             session.additional_directories = list(directories)
         return session
+
+    @staticmethod
+    def _repair(store: SessionStore, session: Session) -> None:
+        fixed = repair(session.history, store.updates(session.id))
+        session.history = fixed.history
+        store.append_messages(session.id, [message.model_dump_json() for message in fixed.added])
+        for update in fixed.updates:
+            store.append_update(session.id, update.wire_json())
+        log.info(
+            "repaired %s after an interrupted turn: %d messages, %d tool calls",
+            session.id,
+            len(fixed.added),
+            len(fixed.updates),
+        )
 
     @staticmethod
     def _stored_history(store: SessionStore, session_id: str) -> list[ChatMessage]:
@@ -142,17 +159,19 @@ class Sessions:
         return history
 
     async def replay(self, session: Session) -> int:
-        """Send every stored update of the session again, in order; returns how many."""
+        """Send every stored update of the session again, in order, in batches; returns how many."""
         store = self._require_store()
         sent = 0
+        batch: list[bytes] = []
         for body in store.updates(session.id):
-            try:
-                json.loads(body)
-            except ValueError:
-                log.warning("skipping an unreadable stored update of %s", session.id)
-                continue
-            await self._client.replay_update(session.id, body)
-            sent += 1
+            batch.append(body)
+            if len(batch) == REPLAY_BATCH:
+                await self._client.replay_updates(session.id, batch)
+                sent += len(batch)
+                batch = []
+        if batch:
+            await self._client.replay_updates(session.id, batch)
+            sent += len(batch)
         return sent
 
     async def close(self, session_id: str) -> None:
@@ -164,6 +183,8 @@ class Sessions:
     async def delete(self, session_id: str) -> None:
         session = self.live.pop(session_id, None)
         if session is not None:
+            if session.transcript is not None:
+                session.transcript.detach()  # what the cancelled turn still says is not kept
             await session.shut_down()
         if self._store is not None:
             self._store.delete(session_id)

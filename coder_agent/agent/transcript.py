@@ -19,6 +19,10 @@ class Transcript:
         self.client = client
         self._store = store
 
+    def detach(self) -> None:
+        """Stop keeping anything (the session was deleted)."""
+        self._store = None
+
     def _keep(self, update: SessionUpdate) -> None:
         if self._store is None:
             return
@@ -36,6 +40,14 @@ class Transcript:
     def keep(self, update: SessionUpdate) -> None:
         """Store without sending: the user's own prompt, which the editor already shows."""
         self._keep(update)
+
+    def truncate_messages(self, keep: int) -> None:
+        if self._store is None:
+            return
+        try:
+            self._store.truncate_messages(self.session_id, keep)
+        except StoreError as exc:
+            log.error("conversation not truncated: %s", exc)
 
     def keep_messages(self, messages: Sequence[ChatMessage]) -> None:
         if self._store is None:

@@ -57,10 +57,10 @@ async def stream_reply(session: Session, model: Model, tools: Mapping[str, Tool[
                     completion = event
     finally:
         if completion is not None:
-            session.add(completion.message)
+            session.add(completion.message.model_copy(update={"message_id": message_id}))
         elif shown:
             # Cancelled or broken off: the user saw this much, so the model should know it said it.
-            session.add(AssistantMessage(text="".join(shown)))
+            session.add(AssistantMessage(text="".join(shown), message_id=message_id))
     if completion is None:
         raise RuntimeError("the model stream ended without a completion")
     return completion
@@ -74,6 +74,7 @@ async def run_turn(
     tools: Mapping[str, Tool[Any]],
     max_requests: int = 100,
 ) -> StopReason:
+    turn_start = len(session.history)
     session.add(user)
     runner = ToolCallRunner(session, client, tools)
     for _ in range(max_requests):
@@ -81,7 +82,11 @@ async def run_turn(
         await report_usage(session, model.name, completion.usage)
         calls = completion.message.tool_calls
         if not calls:
-            return stop_reason_for(completion.finish_reason)
+            stop_reason = stop_reason_for(completion.finish_reason)
+            if stop_reason == "refusal":
+                # ACP: a refused prompt and all that came after it stay out of the next prompt's context.
+                session.forget_from(turn_start)
+            return stop_reason
         await runner.run_all(calls)
     log.info("turn in %s stopped after %d model requests", session.id, max_requests)
     return "max_turn_requests"

@@ -64,6 +64,8 @@ class AssistantMessage(BaseModel):
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
     # Provider data that must go back verbatim on the next call (e.g. Anthropic's signed thinking blocks).
     thinking_blocks: list[dict[str, Any]] | None = None
+    # The ACP messageId its text was streamed under (never sent to the provider).
+    message_id: str | None = None
 
     def to_provider(self) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": self.text or None}

@@ -123,6 +123,14 @@ class SqliteSessionStore:
     def close(self) -> None:
         self._db.close()
 
+    def _read(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        try:
+            return self._db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"session store {self.path}: {exc}. Move the file aside or point CODER_AGENT_HOME elsewhere."
+            ) from exc
+
     def _write(self, sql: str, params: Sequence[Any]) -> None:
         try:
             self._db.execute(sql, params)
@@ -136,8 +144,8 @@ class SqliteSessionStore:
         self._write(f"INSERT OR REPLACE INTO sessions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?)", _row(record))
 
     def get(self, session_id: str) -> SessionRecord | None:
-        row = self._db.execute(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return _record(row) if row else None
+        rows = self._read(f"SELECT {_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
+        return _record(rows[0]) if rows else None
 
     def append_update(self, session_id: str, update_json: bytes) -> None:
         # The sequence number is computed under SQLite's write lock: safe when several agents append.
@@ -154,13 +162,20 @@ class SqliteSessionStore:
         except sqlite3.Error as exc:
             raise StoreError(f"session store {self.path}: {exc}") from exc
 
+    def truncate_messages(self, session_id: str, keep: int) -> None:
+        # Sequence numbers start at 1 and have no gaps, so the first `keep` messages are seq <= keep.
+        self._write("DELETE FROM messages WHERE session_id = ? AND seq > ?", (session_id, keep))
+
     def updates(self, session_id: str) -> Iterator[bytes]:
-        cursor = self._db.execute("SELECT body FROM updates WHERE session_id = ? ORDER BY seq", (session_id,))
-        for (body,) in cursor:
-            yield bytes(body)
+        try:
+            cursor = self._db.execute("SELECT body FROM updates WHERE session_id = ? ORDER BY seq", (session_id,))
+            for (body,) in cursor:
+                yield bytes(body)
+        except sqlite3.Error as exc:
+            raise StoreError(f"session store {self.path}: {exc}. Move the file aside.") from exc
 
     def messages(self, session_id: str) -> list[str]:
-        rows = self._db.execute("SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
+        rows = self._read("SELECT body FROM messages WHERE session_id = ? ORDER BY seq", (session_id,))
         return [body for (body,) in rows]
 
     def list(self, cwd: str | None, cursor: str | None, limit: int) -> tuple[list[SessionRecord], str | None]:
@@ -176,7 +191,7 @@ class SqliteSessionStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY updated_at DESC, id DESC LIMIT ?"
-        rows = self._db.execute(sql, [*params, limit + 1]).fetchall()
+        rows = self._read(sql, [*params, limit + 1])
         records = [_record(row) for row in rows[:limit]]
         next_cursor = _encode_cursor(records[-1].updated_at, records[-1].id) if len(rows) > limit else None
         return records, next_cursor

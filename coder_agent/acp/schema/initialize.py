@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, ValidationError, ValidationInfo, ValidatorFunctionWrapHandler, field_validator
 
 from .base import Wire
 
@@ -27,6 +29,15 @@ class InitializeRequest(Wire):
     protocol_version: int
     client_capabilities: ClientCapabilities = Field(default_factory=ClientCapabilities)
     client_info: Implementation | None = None
+
+    @field_validator("client_capabilities", "client_info", mode="wrap")
+    @classmethod
+    def _default_on_error(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        # The schema marks these `x-deserialize-default-on-error`: capabilities we cannot read count as none.
+        try:
+            return handler(value)
+        except ValidationError:
+            return ClientCapabilities() if info.field_name == "client_capabilities" else None
 
 
 class PromptCapabilities(Wire):

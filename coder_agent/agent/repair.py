@@ -1,0 +1,82 @@
+"""Making a stored conversation whole again after the agent died in the middle of a turn.
+
+Two things a crash can leave behind: text the user was shown that never reached the model's history (the
+reply was still streaming), and tool calls without results (which providers reject). The update log says
+what the user saw, so the history is completed from it, and the log gets a final state for each
+interrupted tool call so its replay does not stay "pending" forever.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..acp.schema import ToolCallProgress
+from ..llm.messages import AssistantMessage, ChatMessage, ToolMessage, UserMessage
+from .tools.base import text_content
+
+INTERRUPTED = "Interrupted: the agent stopped before this call finished; it may or may not have taken effect."
+
+
+@dataclass
+class Repair:
+    history: list[ChatMessage]
+    added: list[ChatMessage] = field(default_factory=list)  # to append to the stored history
+    updates: list[ToolCallProgress] = field(default_factory=list)  # to append to the update log
+
+
+def _last_turn(log: Iterable[bytes]) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Since the last user prompt: agent text by messageId, and the last status of each tool call."""
+    texts: dict[str, list[str]] = {}
+    statuses: dict[str, str] = {}
+    for body in log:
+        try:
+            update = json.loads(body)
+        except ValueError:
+            continue
+        kind = update.get("sessionUpdate")
+        if kind == "user_message_chunk":
+            texts.clear()
+            statuses.clear()
+        elif kind == "agent_message_chunk" and update.get("content", {}).get("type") == "text":
+            texts.setdefault(update.get("messageId") or "", []).append(update["content"]["text"])
+        elif kind in ("tool_call", "tool_call_update") and "status" in update:
+            statuses[update["toolCallId"]] = update["status"]
+    return texts, statuses
+
+
+def looks_interrupted(history: list[ChatMessage]) -> bool:
+    """Whether the conversation stops where only a crash would stop it."""
+    if history and isinstance(history[-1], UserMessage | ToolMessage):
+        return True
+    answered = {m.tool_call_id for m in history if isinstance(m, ToolMessage)}
+    return any(c.id not in answered for m in history if isinstance(m, AssistantMessage) for c in m.tool_calls)
+
+
+def repair(history: list[ChatMessage], log: Iterable[bytes]) -> Repair:
+    result = Repair(list(history))
+    texts, statuses = _last_turn(log)
+    known = {m.message_id for m in history if isinstance(m, AssistantMessage) and m.message_id}
+    awaiting_reply = bool(history) and isinstance(history[-1], UserMessage | ToolMessage)
+    for message_id, pieces in texts.items():
+        if awaiting_reply and message_id not in known:
+            partial = AssistantMessage(text="".join(pieces), message_id=message_id or None)
+            result.history.append(partial)
+            result.added.append(partial)
+    answered = {m.tool_call_id for m in result.history if isinstance(m, ToolMessage)}
+    for message in list(result.history):
+        if not isinstance(message, AssistantMessage):
+            continue
+        for call in message.tool_calls:
+            if call.id not in answered:
+                answer = ToolMessage(tool_call_id=call.id, content=INTERRUPTED)
+                result.history.append(answer)
+                result.added.append(answer)
+                answered.add(call.id)
+    for tool_call_id, status in statuses.items():
+        if status in ("pending", "in_progress"):
+            result.updates.append(
+                ToolCallProgress(tool_call_id=tool_call_id, status="failed", content=[text_content(INTERRUPTED)])
+            )
+    return result

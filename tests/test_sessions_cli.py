@@ -1,0 +1,212 @@
+"""`coder-agent sessions`: what each command prints for a stored session, and how it fails."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coder_agent.sessions_cli import main
+from coder_agent.store.base import SessionRecord
+from coder_agent.store.sqlite import SqliteSessionStore
+
+
+def text(value: str) -> dict[str, str]:
+    return {"type": "text", "text": value}
+
+
+UPDATES: list[dict[str, Any]] = [
+    {"sessionUpdate": "user_message_chunk", "content": text("Fix the bug in"), "messageId": "u1"},
+    {
+        "sessionUpdate": "user_message_chunk",
+        "content": {"type": "resource_link", "uri": "file:///w/a.py", "name": "a.py"},
+        "messageId": "u1",
+    },
+    {"sessionUpdate": "agent_thought_chunk", "content": text("The loop "), "messageId": "t1"},
+    {"sessionUpdate": "agent_thought_chunk", "content": text("is off by one."), "messageId": "t1"},
+    {"sessionUpdate": "agent_message_chunk", "content": text("Let me "), "messageId": "m1"},
+    {"sessionUpdate": "agent_message_chunk", "content": text("look."), "messageId": "m1"},
+    {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Read a.py", "kind": "read", "status": "pending"},
+    {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "in_progress"},
+    {"sessionUpdate": "plan", "entries": [{"content": "Find it", "priority": "high", "status": "in_progress"}]},
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c1",
+        "status": "completed",
+        "content": [{"type": "content", "content": text("\n".join(f"line {i}" for i in range(1, 10)))}],
+    },
+    {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "c2",
+        "title": "Edit a.py",
+        "kind": "edit",
+        "content": [{"type": "diff", "path": "/w/a.py", "oldText": "a\nb\nc\n", "newText": "a\nB\nc\nd\n"}],
+    },
+    {"sessionUpdate": "tool_call_update", "toolCallId": "c2", "status": "failed"},
+    {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "c3",
+        "title": "Write t.py",
+        "status": "completed",
+        "content": [{"type": "diff", "path": "/w/t.py", "oldText": None, "newText": "x\ny\n"}],
+    },
+    {
+        "sessionUpdate": "plan",
+        "entries": [
+            {"content": "Find it", "priority": "high", "status": "completed"},
+            {"content": "Fix it", "priority": "high", "status": "in_progress"},
+            {"content": "Test it", "priority": "low", "status": "pending"},
+        ],
+    },
+    {"sessionUpdate": "agent_message_chunk", "content": text("Fixed."), "messageId": "m2"},
+    {"sessionUpdate": "usage_update", "used": 1500, "size": 128000, "cost": {"amount": 0.02, "currency": "USD"}},
+    {"sessionUpdate": "session_info_update", "title": "Fix the bug"},
+    {"sessionUpdate": "current_mode_update", "currentModeId": "plan"},
+]
+
+SHOWN = """\
+Fix the bug
+sess_1 (forked from sess_0) in /w
+created 2026-01-02 03:04 UTC, updated 2026-01-02 03:05 UTC
+
+> Fix the bug in @a.py
+
+(thinking) The loop is off by one.
+
+Let me look.
+
+[completed] Read a.py
+    line 1
+    line 2
+    line 3
+    line 4
+    line 5
+    line 6
+    ... 3 more lines
+
+Plan:
+  [x] Find it
+  [~] Fix it
+  [ ] Test it
+
+[failed] Edit a.py
+    edit /w/a.py (+2 -1 lines)
+
+[completed] Write t.py
+    new file /w/t.py (2 lines)
+
+Fixed.
+
+-- mode: plan --
+
+context: 1500 of 128000 tokens, cost 0.02 USD
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("CODER_AGENT_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def store(home: Path) -> Iterator[SqliteSessionStore]:
+    store = SqliteSessionStore(home / "sessions.db")
+    record = SessionRecord(
+        id="sess_1",
+        cwd="/w",
+        title="Fix the bug",
+        created_at="2026-01-02T03:04:05.000Z",
+        updated_at="2026-01-02T03:05:06.000Z",
+        state={"rules": {}},
+        parent_id="sess_0",
+    )
+    store.create(record)
+    for update in UPDATES:
+        store.append_update("sess_1", json.dumps(update).encode())
+    store.append_messages("sess_1", ['{"role":"user","parts":[{"type":"text","text":"Fix the bug"}]}'])
+    yield store
+    store.close()
+
+
+def test_show_renders_prompts_replies_thoughts_tool_calls_and_the_last_plan_of_the_turn(
+    store: SqliteSessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["show", "sess_1"]) == 0
+    assert capsys.readouterr().out == SHOWN
+
+
+def test_export_holds_the_record_the_messages_and_every_update(
+    store: SqliteSessionStore, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["export", "sess_1"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert exported["session"]["id"] == "sess_1" and exported["session"]["parent_id"] == "sess_0"
+    assert exported["messages"] == [{"role": "user", "parts": [{"type": "text", "text": "Fix the bug"}]}]
+    assert exported["updates"] == UPDATES
+    assert main(["export", "sess_1", "-o", str(tmp_path / "out.json")]) == 0
+    assert json.loads((tmp_path / "out.json").read_text()) == exported
+
+
+def test_list_is_newest_first_filters_by_folder_and_says_when_there_is_more(
+    store: SqliteSessionStore, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "proj").mkdir()
+    for i in (2, 3):
+        stamp = f"2026-01-0{i + 1}T00:00:00.000Z"
+        store.create(SessionRecord(id=f"sess_{i}", cwd=str(tmp_path / "proj"), created_at=stamp, updated_at=stamp))
+    assert main(["list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [s["id"] for s in listed] == ["sess_3", "sess_2", "sess_1"]
+    assert "state" not in listed[0]
+    assert main(["list", "--cwd", "proj", "--limit", "1"]) == 0  # a relative folder, as typed in a shell
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "sess_3  2026-01-04 00:00 UTC  (untitled)",
+        f"    {tmp_path / 'proj'}",
+        "(more sessions: raise --limit above 1)",
+    ]
+    assert main(["list", "--cwd", "/nowhere"]) == 0
+    assert capsys.readouterr().out == "No saved sessions in /nowhere.\n"
+
+
+def test_delete_removes_known_sessions_and_fails_with_1_naming_unknown_ones(
+    store: SqliteSessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["delete", "sess_unknown", "sess_1"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "Deleted sess_1\n"
+    assert "unknown session sess_unknown" in err
+    assert store.get("sess_1") is None and list(store.updates("sess_1")) == []
+    for command in (["show", "sess_1"], ["export", "sess_1"]):
+        assert main(command) == 1
+        assert "unknown session sess_1" in capsys.readouterr().err
+
+
+def test_without_a_store_every_command_fails_with_2_and_creates_nothing(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["list"]) == 2
+    assert f"{home / 'sessions.db'} does not exist" in capsys.readouterr().err
+    assert not home.exists()
+
+
+def test_a_corrupt_store_fails_with_2_naming_the_file_and_no_traceback(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home.mkdir()
+    (home / "sessions.db").write_bytes(b"garbage" * 1000)
+    assert main(["show", "sess_1"]) == 2
+    err = capsys.readouterr().err
+    assert str(home / "sessions.db") in err and "not a database" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [[], ["list", "--limit", "0"], ["show"], ["frobnicate"]])
+def test_a_bad_command_line_fails_with_2_and_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert "usage: coder-agent sessions" in capsys.readouterr().err
