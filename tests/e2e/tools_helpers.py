@@ -61,6 +61,7 @@ async def session(
     *,
     mode: str | None = None,
     permission: PermissionPolicy = "allow_once",
+    directories: list[str] | None = None,
 ) -> AsyncIterator[Run]:
     async with anyio.create_task_group() as tg:
         client: RecordingClient
@@ -74,7 +75,9 @@ async def session(
         async with spawn_agent(env, client=client, cwd=workspace) as agent:
             with anyio.fail_after(20):
                 await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
-                new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+                new = await agent.conn.new_session(
+                    cwd=str(workspace), mcp_servers=[], additional_directories=directories
+                )
             run = Run(agent, client, new.session_id)
             if mode is not None:
                 await run.set_mode(mode)
