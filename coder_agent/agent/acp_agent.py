@@ -219,11 +219,11 @@ class AcpAgent:
         session = self._session(params.session_id)
         if session.model is None:
             raise RequestError(INTERNAL_ERROR, NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
-        if session.turn_scope is not None:
-            raise RequestError.invalid_params("Invalid params: a prompt is already running in this session")
+        await self._wait_for_cancelled_turn(session)
         model = self._model_factory(session.model, session.thought_level)
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
+            session.turn_done = anyio.Event()
             try:
                 if not session.system_prompt:
                     session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
@@ -242,11 +242,25 @@ class AcpAgent:
                 ) from exc
             finally:
                 session.turn_scope = None
+                session.turn_done.set()
                 with anyio.CancelScope(shield=True):
                     await self._after_turn(session, params)
         if scope.cancelled_caught:
             return PromptResponse(stop_reason="cancelled")
         return PromptResponse(stop_reason=stop_reason)
+
+    @staticmethod
+    async def _wait_for_cancelled_turn(session: Session) -> None:
+        """One turn at a time: a new prompt may follow a cancel before that turn has finished cleaning up."""
+        scope = session.turn_scope
+        if scope is None:
+            return
+        if not scope.cancel_called:
+            raise RequestError.invalid_params("Invalid params: a prompt is already running in this session")
+        with anyio.move_on_after(10):
+            await session.turn_done.wait()
+        if session.turn_scope is not None:
+            raise RequestError.invalid_params("Invalid params: the cancelled prompt is still stopping; try again")
 
     async def _after_turn(self, session: Session, params: PromptRequest) -> None:
         """Name the session after its first exchange, and save its state."""

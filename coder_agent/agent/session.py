@@ -31,6 +31,7 @@ class Session:
     history: list[ChatMessage] = field(default_factory=list)
     rules: PermissionRules = field(default_factory=PermissionRules)
     turn_scope: anyio.CancelScope | None = None
+    turn_done: anyio.Event = field(default_factory=anyio.Event)
     transcript: Transcript | None = None
     title: str | None = None
     created_at: str = ""

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import EnvFactory
+from tests.e2e.helpers import BackgroundPrompt, EnvFactory
 from tests.e2e.tools_helpers import Profile, model_saw, session
 from tests.support.editor_client import EditorClient
 
@@ -164,3 +165,22 @@ async def test_the_model_gets_a_clear_error_for_bad_arguments_and_unknown_tools(
     assert [c["statuses"][-1] for c in calls] == ["failed", "failed", "failed"]
     told = model_saw(srv.requests[1].body)
     assert "Invalid arguments for read_file" in told and "Unknown tool 'teleport'" in told
+
+
+async def test_a_prompt_sent_right_after_a_cancel_waits_for_the_cancelled_turn_instead_of_failing(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(Reply.tool_calls([tool_call("run_command", {"command": "sleep 30"})]), Reply.text("second answer"))
+    async with session("bare", agent_env(), workspace, mode="bypass") as run:
+        first = BackgroundPrompt(run.agent, run.session_id, "run something long")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(first.run)
+            await run.client.wait_for(
+                lambda: any(c["statuses"][-1:] == ["in_progress"] for c in run.tool_calls().values()), timeout=60
+            )
+            await run.agent.conn.cancel(session_id=run.session_id)
+            second = await run.prompt("and now?")  # sent before the first prompt's reply arrived
+        assert (await first.result(10)).stop_reason == "cancelled"
+    assert second == "end_turn"
+    [call] = run.tool_calls().values()
+    assert call["statuses"][-1] == "failed"
