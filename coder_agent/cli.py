@@ -54,6 +54,7 @@ def _parser() -> object:
     parser.add_argument("--version", action="version", version=f"coder-agent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("acp", help="speak the Agent Client Protocol on stdio (editors launch this)")
+    commands.add_parser("run", help="run the agent on one prompt, headless (coder-agent run --help)", add_help=False)
     commands.add_parser("sessions", help="list, show, export or delete saved sessions (see `sessions --help`)")
     return parser
 
@@ -65,6 +66,17 @@ def main(argv: list[str] | None = None) -> None:
         code = run_acp()
         sys.stderr.flush()
         # Skip interpreter teardown (~0.5 s once litellm is loaded) and any worker thread still importing.
+        os._exit(code)
+    if args[:1] == ["run"]:
+        from .headless import main as run_main
+
+        code = run_main(args[1:])
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except OSError:
+                pass
+        # Skip interpreter teardown (seconds on a busy machine once litellm is loaded).
         os._exit(code)
     if args and args[0] == "sessions":
         from . import sessions_cli

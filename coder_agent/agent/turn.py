@@ -8,7 +8,7 @@ from contextlib import aclosing
 from typing import Any
 
 from ..acp.schema import AgentMessageChunk, AgentThoughtChunk, StopReason, TextContent
-from ..llm.base import Completion, Model, ReasoningDelta, TextDelta
+from ..llm.base import Completion, Model, ModelError, ReasoningDelta, TextDelta
 from ..llm.messages import AssistantMessage, UserMessage
 from .client import Client
 from .session import Session, new_id
@@ -78,7 +78,13 @@ async def run_turn(
     session.add(user)
     runner = ToolCallRunner(session, client, tools)
     for _ in range(max_requests):
-        completion = await stream_reply(session, model, tools)
+        try:
+            completion = await stream_reply(session, model, tools)
+        except ModelError:
+            if len(session.history) == turn_start + 1:
+                # The model never answered this prompt: leave it out, or the next one would follow it unanswered.
+                session.forget_from(turn_start)
+            raise
         await report_usage(session, model.name, completion.usage)
         calls = completion.message.tool_calls
         if not calls:

@@ -1,0 +1,119 @@
+"""Answering the permission questions of a headless run.
+
+The session's mode decides whether a call asks at all (`agent.permissions.decide`). When one does, an
+interactive run asks on the terminal — y(es) / n(o) / a(lways) / N(ever) — and any other run answers
+"reject" and says so in its output: nobody is there to answer, and a script must not hang.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import anyio
+from rich.console import Console
+from rich.markup import escape
+
+from ..acp.schema import PermissionOption, PermissionOutcome, ToolCallFields
+from ..acp.schema.client import PermissionKind
+from .output import Output
+
+_ANSWERS: dict[str, PermissionKind] = {
+    "y": "allow_once",
+    "yes": "allow_once",
+    "a": "allow_always",
+    "always": "allow_always",
+    "n": "reject_once",
+    "no": "reject_once",
+    "": "reject_once",
+    "never": "reject_always",
+}
+
+UNASKED_NOTE = "needs permission and there is no terminal to ask: rejected (--yes allows every call)"
+
+
+def answer_kind(answer: str) -> PermissionKind | None:
+    """The option kind a typed answer picks: `N` is "never", any other case of n/no is "no"."""
+    answer = answer.strip()
+    if answer == "N":
+        return "reject_always"
+    return _ANSWERS.get(answer.lower())
+
+
+def _outcome(options: Sequence[PermissionOption], kind: PermissionKind) -> PermissionOutcome:
+    for option in options:
+        if option.kind == kind:
+            return PermissionOutcome(outcome="selected", option_id=option.option_id)
+    if kind.startswith("reject"):
+        return PermissionOutcome(outcome="cancelled")
+    return _outcome(options, "allow_once")
+
+
+class RejectUnasked:
+    """Every question is answered "reject", and the output says so."""
+
+    def __init__(self, output: Output) -> None:
+        self._output = output
+
+    async def decide(self, tool_call: ToolCallFields, options: Sequence[PermissionOption]) -> PermissionOutcome:
+        outcome = _outcome(options, "reject_once")
+        self._output.permission(tool_call, outcome.option_id, UNASKED_NOTE)
+        return outcome
+
+
+class LineReader:
+    """Lines typed on `fd` (a terminal), read without blocking the event loop."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = b""
+        self._ended = False
+
+    async def line(self) -> str | None:
+        """The next line, without its end; None once the input has ended."""
+        while b"\n" not in self._buffer and not self._ended:
+            await anyio.wait_readable(self._fd)
+            chunk = os.read(self._fd, 1024)
+            self._buffer += chunk
+            self._ended = not chunk
+        if not self._buffer:
+            return None
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode(errors="replace")
+
+
+class TerminalAsk:
+    """Asks on the terminal (the question on stderr, the answer from stdin), one question at a time."""
+
+    def __init__(self, output: Output, console: Console, stdin_fd: int = 0) -> None:
+        self._output = output
+        self._console = console
+        self._input = LineReader(stdin_fd)
+        self._lock = anyio.Lock()
+
+    async def decide(self, tool_call: ToolCallFields, options: Sequence[PermissionOption]) -> PermissionOutcome:
+        async with self._lock:
+            with self._output.paused():
+                return await self._ask(tool_call, options)
+
+    async def _ask(self, tool_call: ToolCallFields, options: Sequence[PermissionOption]) -> PermissionOutcome:
+        names = {option.kind: option.name for option in options}
+        self._console.print(f"[bold yellow]?[/] Allow [bold]{escape(tool_call.title or 'this tool call')}[/]?")
+        choices = [
+            ("y", names.get("allow_once", "Allow")),
+            ("a", names.get("allow_always")),
+            ("n", names.get("reject_once", "Reject")),
+            ("N", names.get("reject_always")),
+        ]
+        legend = " · ".join(f"[bold]{key}[/] {escape(name)}" for key, name in choices if name)
+        self._console.print(f"  {legend}")
+        while True:
+            self._console.print("  [bold]>[/] ", end="")
+            line = await self._input.line()
+            if line is None:  # end of input: nobody can answer any more
+                self._console.print()
+                return _outcome(options, "reject_once")
+            kind = answer_kind(line)
+            if kind is not None and kind in names:
+                return _outcome(options, kind)
+            self._console.print("  Answer y, a, n or N (Enter alone is n).")

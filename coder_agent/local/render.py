@@ -1,0 +1,231 @@
+"""The terminal output of a headless run, drawn with rich as the session updates arrive.
+
+Agent text streams into a live preview (the tail of the message, as Markdown) and is printed as Markdown
+once the message is complete; thoughts likewise, dimmed. A tool call shows its diff when it is announced,
+a spinner while it runs, then one line with its outcome (and a command's output, a failure's message).
+When stdout is not a terminal nothing is animated: each piece is printed once it is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.markup import escape
+from rich.segment import Segment
+from rich.spinner import Spinner
+from rich.text import Text
+
+from ..acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    ContentToolCallContent,
+    DiffContent,
+    PlanUpdate,
+    SessionUpdate,
+    TextContent,
+    ToolCallContent,
+    ToolCallFields,
+    ToolCallProgress,
+    ToolCallStart,
+)
+from .blocks import diff_text, output_tail, plan_checklist, summary_line
+from .output import RunResult
+
+_SHORT_SUMMARY = 100  # a read's or search's one-line result is shown after its title up to this length
+
+
+@dataclass
+class _Block:
+    """Streamed text of one message (or one thought), until it is complete."""
+
+    kind: str  # "message" | "thought"
+    message_id: str | None
+    parts: list[str] = field(default_factory=list)
+
+    def renderable(self, terminal: bool) -> RenderableType:
+        """Markdown on a terminal; elsewhere (a pipe, a file) the text as the model wrote it."""
+        text = "".join(self.parts)
+        if self.kind == "thought":
+            return Text(text, style="dim italic")
+        return Markdown(text) if terminal else Text(text)
+
+
+@dataclass
+class _Call:
+    title: str
+    kind: str
+    diffs_shown: set[str] = field(default_factory=set)
+
+
+def _texts(content: list[ToolCallContent] | None) -> list[str]:
+    return [
+        item.content.text
+        for item in content or []
+        if isinstance(item, ContentToolCallContent) and isinstance(item.content, TextContent)
+    ]
+
+
+class _LiveView:
+    """The live area: the tail of the text being streamed, then a spinner per running tool call.
+
+    Rendered by rich's refresh thread, while the event loop changes `block` and `running`.
+    """
+
+    def __init__(self) -> None:
+        self.block: _Block | None = None
+        self.running: dict[str, Spinner] = {}  # tool call id -> its spinner
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        block, spinners = self.block, list(self.running.values())
+        if block is not None:
+            room = max(console.size.height - len(spinners) - 2, 3)
+            lines = console.render_lines(block.renderable(terminal=True), options, pad=False)
+            for line in lines[-room:]:
+                yield from line
+                yield Segment.line()
+        yield from spinners
+
+
+class RichOutput:
+    def __init__(self, console: Console, errors: Console, cwd: str) -> None:
+        self._console = console
+        self._errors = errors
+        self._cwd = cwd
+        self._view = _LiveView()
+        self._calls: dict[str, _Call] = {}
+        self._live: Live | None = None
+
+    # ---- the live area --------------------------------------------------------------------------------
+
+    def _animate(self) -> None:
+        if self._live is None and self._console.is_terminal:
+            self._live = Live(
+                self._view, console=self._console, refresh_per_second=10, transient=True, redirect_stderr=False
+            )
+            self._live.start()
+
+    def _stop(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _close_block(self) -> None:
+        block, self._view.block = self._view.block, None
+        if block is not None and "".join(block.parts).strip():
+            self._console.print(block.renderable(self._console.is_terminal))
+            if block.kind == "thought":
+                self._console.print()
+
+    # ---- Output ---------------------------------------------------------------------------------------
+
+    def update(self, update: SessionUpdate) -> None:
+        if isinstance(update, AgentMessageChunk | AgentThoughtChunk):
+            if isinstance(update.content, TextContent):
+                self._stream("message" if isinstance(update, AgentMessageChunk) else "thought", update)
+            return
+        self._close_block()
+        if isinstance(update, ToolCallStart):
+            self._start_call(update)
+        elif isinstance(update, ToolCallProgress):
+            self._progress(update)
+        elif isinstance(update, PlanUpdate):
+            self._console.print(plan_checklist(update.entries))
+
+    def _stream(self, kind: str, chunk: AgentMessageChunk | AgentThoughtChunk) -> None:
+        assert isinstance(chunk.content, TextContent)
+        block = self._view.block
+        if block is None or block.kind != kind or block.message_id != chunk.message_id:
+            self._close_block()
+            block = self._view.block = _Block(kind, chunk.message_id)
+        block.parts.append(chunk.content.text)
+        self._animate()
+
+    def _start_call(self, start: ToolCallStart) -> None:
+        call = self._calls[start.tool_call_id] = _Call(start.title, start.kind)
+        if start.status in ("completed", "failed"):
+            self._finish(start.tool_call_id, call, start.status, start.content)
+            return
+        diffs = [item for item in start.content if isinstance(item, DiffContent)]
+        if diffs:
+            self._console.print(Text.assemble(("● ", "cyan"), (call.title, "bold")))
+            self._print_diffs(call, diffs)
+        if start.status == "in_progress":
+            self._spin(start.tool_call_id, call)
+
+    def _progress(self, update: ToolCallProgress) -> None:
+        call = self._calls.setdefault(update.tool_call_id, _Call(update.title or "tool call", update.kind or "other"))
+        if update.title:
+            call.title = update.title
+        if update.status == "in_progress":
+            self._spin(update.tool_call_id, call)
+        elif update.status in ("completed", "failed"):
+            self._finish(update.tool_call_id, call, update.status, update.content)
+
+    def _spin(self, call_id: str, call: _Call) -> None:
+        self._view.running[call_id] = Spinner("dots", Text(call.title), style="cyan")
+        self._animate()
+
+    def _print_diffs(self, call: _Call, diffs: list[DiffContent]) -> None:
+        for diff in diffs:
+            key = f"{diff.path}\0{diff.old_text}\0{diff.new_text}"
+            if key not in call.diffs_shown:
+                call.diffs_shown.add(key)
+                self._console.print(diff_text(diff, self._cwd), end="")
+
+    def _finish(self, call_id: str, call: _Call, status: str, content: list[ToolCallContent] | None) -> None:
+        self._view.running.pop(call_id, None)
+        texts = _texts(content)
+        if status == "failed":
+            self._console.print(Text.assemble(("✗ ", "red"), (call.title, "bold")))
+            for text in texts:
+                self._console.print(output_tail(text, limit=12, style="red"), end="")
+            return
+        if call.kind == "think":  # the plan tool: its plan is shown already
+            return
+        line = Text.assemble(("✓ ", "green"), (call.title, "bold"))
+        short = texts[0] if len(texts) == 1 and "\n" not in texts[0] else None
+        if call.kind != "execute" and short and len(short) <= _SHORT_SUMMARY:
+            line.append(f"  {short}", style="dim")
+        self._console.print(line)
+        self._print_diffs(call, [item for item in content or [] if isinstance(item, DiffContent)])
+        if call.kind == "execute":
+            for text in texts:
+                self._console.print(output_tail(text), end="")
+
+    def permission(self, tool_call: ToolCallFields, option_id: str | None, note: str) -> None:
+        self._close_block()
+        title = tool_call.title or "tool call"
+        self._console.print(f"[yellow]![/] [bold]{escape(title)}[/]: [yellow]{escape(note)}[/]")
+
+    def notice(self, text: str) -> None:
+        self._console.print(f"[yellow]{escape(text)}[/]")
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        self._close_block()
+        self._stop()
+        try:
+            yield
+        finally:
+            if self._view.running:
+                self._animate()
+
+    def result(self, result: RunResult) -> None:
+        self._close_block()
+        self._stop()
+        self._console.print(summary_line(result))
+
+    def close(self) -> None:
+        self._stop()
+
+    def error(self, message: str, session_id: str | None = None) -> None:
+        self._close_block()
+        self._stop()
+        self._errors.print(f"[bold red]error:[/] {escape(message)}")
+        if session_id is not None:
+            self._errors.print(f"[dim]   session {session_id}[/]")

@@ -1,0 +1,188 @@
+"""One headless run: the agent built as `server.py` builds it, driven in process through its own ACP handlers.
+
+Every call goes through the agent's `Router` with wire params, exactly as an editor's requests do:
+`initialize`, `session/new` (or `session/resume`: no replay), `session/set_config_option` for the mode
+(and a continued session's model), then `session/prompt`. So the run is stored like any session, and an
+editor can load it afterwards. Ctrl-C sends `session/cancel` (a second one exits at once).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from .. import __version__
+from ..acp.errors import RequestError
+from ..acp.router import Router
+from ..acp.schema import (
+    ClientCapabilities,
+    Implementation,
+    InitializeRequest,
+    NewSessionRequest,
+    NewSessionResponse,
+    PromptRequest,
+    PromptResponse,
+    ResumeSessionRequest,
+    SessionConfigSelect,
+    SessionStateResponse,
+    SessionUpdate,
+    SetConfigOptionRequest,
+    StopReason,
+    TextContent,
+    Wire,
+)
+from ..agent.acp_agent import AcpAgent
+from ..agent.capabilities import PROTOCOL_VERSION
+from ..agent.sessions import Sessions
+from ..agent.tools import builtin_tools
+from ..server import agent_options, model_factory, open_store
+from ..settings import Settings
+from ..store.sqlite import SqliteSessionStore
+from .client import LocalClient, PermissionPolicy
+from .output import Output, RunResult, UsageTally
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    prompt: str
+    cwd: str  # absolute
+    mode: str
+    session_id: str | None = None  # continue this stored session
+    model: str | None = None  # a continued session switches to this model
+
+
+class RunError(Exception):
+    """The run failed (a provider error, an unknown session ...); the message is for the user."""
+
+    def __init__(self, message: str, session_id: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.session_id = session_id
+
+
+class _Driver:
+    """Calls the agent's handlers, and turns Ctrl-C into `session/cancel` (or stops the set-up)."""
+
+    def __init__(self, router: Router, output: Output) -> None:
+        self._router = router
+        self._output = output
+        self.interrupts = 0
+        self.session_id: str | None = None
+        self._prompting = False
+        self._setup: anyio.CancelScope | None = None
+
+    async def call(self, method: str, params: Wire) -> Any:
+        return await self._router.handle_request(method, params.wire())
+
+    async def watch(self, signals: AsyncIterator[signal.Signals]) -> None:
+        async for _ in signals:
+            self.interrupts += 1
+            if self.interrupts > 1:
+                self._output.notice("Interrupted again: exiting now.")
+                self._output.close()
+                sys.stdout.flush()
+                os._exit(130)
+            self._output.notice("Cancelling… (Ctrl-C again to quit at once)")
+            if self._prompting and self.session_id is not None:
+                await self._router.handle_notification("session/cancel", {"sessionId": self.session_id})
+            elif self._setup is not None:
+                self._setup.cancel()
+
+    async def drive(self, request: RunRequest, sessions: Sessions, tally: UsageTally) -> StopReason:
+        with anyio.CancelScope() as self._setup:
+            client_info = Implementation(name="coder-agent-run", title="coder-agent run", version=__version__)
+            params = InitializeRequest(
+                protocol_version=PROTOCOL_VERSION, client_capabilities=ClientCapabilities(), client_info=client_info
+            )
+            await self.call("initialize", params)
+            options = await self._open_session(request)
+            await self._choose(options, "mode", request.mode)
+            if request.session_id is not None and request.model is not None:
+                await self._choose(options, "model", request.model)
+            assert self.session_id is not None
+            tally.cost_baseline_usd = sessions.live[self.session_id].cost_usd
+            self._setup = None
+            self._prompting = True
+            prompt = PromptRequest(session_id=self.session_id, prompt=[TextContent(text=request.prompt)])
+            response = PromptResponse.model_validate(await self.call("session/prompt", prompt))
+            return response.stop_reason
+        return "cancelled"  # interrupted before the prompt was sent
+
+    async def _open_session(self, request: RunRequest) -> list[SessionConfigSelect]:
+        if request.session_id is None:
+            new = NewSessionRequest(cwd=request.cwd, mcp_servers=[])
+            created = NewSessionResponse.model_validate(await self.call("session/new", new))
+            self.session_id = created.session_id
+            return created.config_options or []
+        resume = ResumeSessionRequest(session_id=request.session_id, cwd=request.cwd)
+        state = SessionStateResponse.model_validate(await self.call("session/resume", resume))
+        self.session_id = request.session_id
+        return state.config_options or []
+
+    async def _choose(self, options: list[SessionConfigSelect], config_id: str, value: str) -> None:
+        current = next((option.current_value for option in options if option.id == config_id), None)
+        if current != value:
+            assert self.session_id is not None
+            choice = SetConfigOptionRequest(session_id=self.session_id, config_id=config_id, value=value)
+            await self.call("session/set_config_option", choice)
+
+
+async def run_prompt(
+    settings: Settings, request: RunRequest, output: Output, permissions: PermissionPolicy
+) -> RunResult:
+    """Run one prompt turn (Ctrl-C cancels it: stop reason `cancelled`).
+
+    Raises `RunError` when the agent answers with an error.
+    """
+    started = anyio.current_time()
+    tally = UsageTally()
+
+    def on_update(update: SessionUpdate) -> None:
+        tally.observe(update)
+        try:
+            output.update(update)
+        except OSError as exc:  # stdout is gone (`| head`): the turn goes on, and is stored
+            log.debug("update not shown: %s", exc)
+
+    client = LocalClient(on_update, permissions)
+    store, problem = open_store(settings)
+    sessions = Sessions(client, store, problem)
+    router = Router()
+    driver = _Driver(router, output)
+    failure: RequestError | None = None
+    stop_reason: StopReason = "cancelled"
+    try:
+        with anyio.open_signal_receiver(signal.SIGINT) as signals:
+            async with anyio.create_task_group() as background:
+                agent = AcpAgent(
+                    client,
+                    client.set_capabilities,
+                    agent_options(settings),
+                    model_factory(settings),
+                    builtin_tools(),
+                    sessions,
+                    background,
+                )
+                agent.register(router)
+                background.start_soon(driver.watch, signals)
+                try:
+                    stop_reason = await driver.drive(request, sessions, tally)
+                except RequestError as exc:
+                    failure = exc
+                finally:
+                    background.cancel_scope.cancel()
+    finally:
+        if isinstance(store, SqliteSessionStore):
+            store.close()
+    if failure is not None:
+        raise RunError(failure.message, driver.session_id) from failure
+    return RunResult(stop_reason, driver.session_id, anyio.current_time() - started, tally)

@@ -1,0 +1,71 @@
+"""Running `coder-agent run` as a real subprocess, against the scripted model server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+CLI = [sys.executable, "-m", "coder_agent", "run"]
+
+# Each run imports litellm (~2-6 s on a busy 2-core machine) before its first model call.
+RUN_TIMEOUT = 60.0
+
+EnvFactory = Callable[..., dict[str, str]]  # the `cli_env` fixture
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    stdout: str
+    stderr: str
+
+    def lines(self) -> list[dict[str, Any]]:
+        """stdout as JSON lines (`--json`); fails the test on a line that is not one JSON object."""
+        objects = [json.loads(line) for line in self.stdout.splitlines()]
+        assert all(isinstance(obj, dict) for obj in objects), self.stdout
+        return objects
+
+    def result(self) -> dict[str, Any]:
+        last = self.lines()[-1]
+        assert last["type"] == "result", last
+        return last
+
+    def updates(self, kind: str) -> list[dict[str, Any]]:
+        return [
+            line["update"]
+            for line in self.lines()
+            if line["type"] == "update" and line["update"]["sessionUpdate"] == kind
+        ]
+
+    def __str__(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+async def run_cli(
+    args: Sequence[str], env: dict[str, str], cwd: Path, stdin: bytes | None = None, timeout: float = RUN_TIMEOUT
+) -> Ran:
+    """`coder-agent run ARGS` in `cwd`, to the end; stdin is `stdin`, or closed."""
+    with anyio.fail_after(timeout):
+        done = await anyio.run_process(
+            [*CLI, *args],
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            check=False,
+        )
+    return Ran(done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def chat(request_body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(role, content) of the messages the model was sent, after the system prompt."""
+    return [(message["role"], message.get("content")) for message in request_body["messages"][1:]]
