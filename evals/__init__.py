@@ -1,0 +1,1 @@
+"""Evals for coder-agent: tasks, suites and the harness that drives the agent over ACP (see README.md)."""

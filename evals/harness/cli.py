@@ -1,0 +1,136 @@
+"""`python -m evals COMMAND`: run, check-tasks, compare, export-preds (see evals/README.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+from pydantic import ValidationError
+from rich.console import Console
+
+from .check import check_tasks, render_checks
+from .client import PROFILES
+from .compare import compare_runs
+from .config import RunConfig
+from .export import export_preds
+from .results import load_results
+from .runner import new_run_dir, run_eval
+from .suite import load_suite, select_tasks
+from .summary import render_markdown, write_summary
+from .task import TaskError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evals", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="run a suite's tasks through the agent over ACP")
+    run.add_argument("--suite", help="suite name (evals/suites/NAME) or a folder of tasks")
+    run.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    run.add_argument("--model", help="litellm model string, e.g. anthropic/claude-sonnet-4-5 (a real run)")
+    run.add_argument("--offline", choices=["golden", "null"], help="play each task's golden.json or null.json")
+    run.add_argument("--profile", choices=PROFILES, default="editor", help="the client the harness plays")
+    run.add_argument("--permission", choices=["allow", "reject"], default="allow", help="permission answers")
+    run.add_argument("--trials", type=int, default=1, help="trials per task (pass@k uses k = trials)")
+    run.add_argument("--workers", type=int, default=1, help="trials run at once")
+    run.add_argument("--retries", type=int, default=0, help="second tries with the failing test output")
+    run.add_argument("--out", type=Path, help="the run folder (default: evals/runs/<stamp>-<suite>-<model>)")
+    run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run")
+
+    check = commands.add_parser("check-tasks", help="oracle passes, untouched workspace fails; no model")
+    check.add_argument("suite", nargs="?", default="smoke")
+    check.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    check.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1))
+
+    compare = commands.add_parser("compare", help="tasks fixed and broken, cost and time deltas")
+    compare.add_argument("run_a", type=Path)
+    compare.add_argument("run_b", type=Path)
+
+    export = commands.add_parser("export-preds", help="SWE-bench predictions (one patch per task)")
+    export.add_argument("run", type=Path)
+    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--trial", type=int, default=1, help="which trial of each task")
+
+    summary = commands.add_parser("summary", help="rewrite and print a run's summary.md")
+    summary.add_argument("run", type=Path)
+    return parser
+
+
+def _ids(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+async def _interruptible(config: RunConfig, run_dir: Path, console: Console) -> bool:
+    """Run; SIGINT or SIGTERM stops the trials cleanly (agents and servers ended). True if it finished."""
+    finished = False
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    console.print(f"{signal.Signals(signum).name}: stopping; finish later with --resume {run_dir}")
+                    tg.cancel_scope.cancel()
+
+        tg.start_soon(watch)
+        await run_eval(config, run_dir, console=console)
+        finished = True
+        tg.cancel_scope.cancel()
+    return finished
+
+
+def _run(args: argparse.Namespace, console: Console) -> int:
+    if args.resume is not None:
+        run_dir: Path = args.resume
+        config = RunConfig.load(run_dir)
+    else:
+        if not args.suite:
+            raise TaskError("run needs --suite (or --resume RUN_DIR)")
+        config = RunConfig(
+            suite=args.suite,
+            tasks=_ids(args.tasks),
+            model=args.model,
+            offline=args.offline,
+            profile=args.profile,
+            permission=args.permission,
+            trials=args.trials,
+            workers=args.workers,
+            retries=args.retries,
+        )
+        run_dir = args.out or new_run_dir(config)
+    console.print(f"run folder: {run_dir}")
+    if not anyio.run(_interruptible, config, run_dir, console):
+        return 130
+    print((run_dir / "summary.md").read_text(encoding="utf-8"))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    console = Console(stderr=True)
+    try:
+        if args.command == "run":
+            return _run(args, console)
+        if args.command == "check-tasks":
+            suite = load_suite(args.suite)
+            checks = anyio.run(check_tasks, suite, select_tasks(suite, _ids(args.tasks)), args.workers)
+            print(render_checks(checks))
+            return 0 if all(check.ok for check in checks) else 1
+        if args.command == "compare":
+            print(compare_runs(args.run_a, args.run_b))
+            return 0
+        if args.command == "export-preds":
+            count = export_preds(args.run, args.out, args.trial)
+            console.print(f"wrote {count} predictions to {args.out}")
+            return 0
+        if args.command == "summary":
+            config = RunConfig.load(args.run)
+            print(render_markdown(write_summary(args.run, config, load_results(args.run))))
+            return 0
+    except (TaskError, ValidationError, ValueError, OSError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        return 2
+    return 2

@@ -1,0 +1,72 @@
+"""`fs/read_text_file` and `fs/write_text_file` as the editor profile serves them: confined to the workspace.
+
+A path outside the trial's workspace (after resolving symlinks and `..`) is refused with -32002, as a file
+the editor does not have; so is a file that does not exist. Texts keep their line endings.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from coder_agent.acp.errors import RESOURCE_NOT_FOUND, RequestError
+from coder_agent.acp.schema import ReadTextFileRequest, WriteTextFileRequest
+
+
+def confine(root: Path, path: str) -> Path:
+    """`path` if it is absolute and inside `root`; else a -32002 (or -32602 for a relative path)."""
+    if not os.path.isabs(path):
+        raise RequestError.invalid_params(f"Invalid params: path must be absolute, got {path!r}")
+    real = os.path.realpath(path)
+    real_root = os.path.realpath(root)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise RequestError(RESOURCE_NOT_FOUND, f"{path} is outside the workspace", {"path": path})
+    return Path(real)
+
+
+def page(text: str, line: int | None, limit: int | None) -> str:
+    """Lines from `line` (1-based) for `limit` lines; lines end at "\\n", which is kept."""
+    if line is None and limit is None:
+        return text
+    lines = text.split("\n")
+    kept = [part + "\n" for part in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
+    start = max((line or 1) - 1, 0)
+    return "".join(kept[start : None if limit is None else start + limit])
+
+
+class FileService:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.reads = 0
+        self.writes = 0
+        self.refused: list[str] = []  # paths outside the workspace the agent asked for
+
+    def _confine(self, path: str) -> Path:
+        try:
+            return confine(self.root, path)
+        except RequestError:
+            self.refused.append(path)
+            raise
+
+    async def read_text_file(self, params: Any) -> dict[str, Any]:
+        request = ReadTextFileRequest.model_validate(params)
+        target = self._confine(request.path)
+        try:
+            data = await anyio.Path(target).read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+            raise RequestError(RESOURCE_NOT_FOUND, f"{request.path}: {exc.strerror}", {"path": request.path}) from exc
+        self.reads += 1
+        return {"content": page(data.decode("utf-8", errors="replace"), request.line, request.limit)}
+
+    async def write_text_file(self, params: Any) -> dict[str, Any]:
+        request = WriteTextFileRequest.model_validate(params)
+        target = self._confine(request.path)
+        if await anyio.Path(target).is_dir():
+            raise RequestError.invalid_params(f"Invalid params: {request.path} is a directory")
+        await anyio.Path(target.parent).mkdir(parents=True, exist_ok=True)
+        await anyio.Path(target).write_bytes(request.content.encode("utf-8"))
+        self.writes += 1
+        return {}
