@@ -20,7 +20,7 @@ class Client(Protocol):
     """The editor behind the wire (`RemoteClient`) or a local stand-in; the core never knows which.
 
     The file and terminal methods may be called only when `capabilities` advertises them; `Files` and
-    `Commands` fall back to the local disk and local processes otherwise.
+    `shell.run_local` stand in with the local disk and local process groups otherwise.
     """
 
     @property

@@ -19,9 +19,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import anyio
+import anyio.from_thread
 
 DEFAULT_SKIP = frozenset(
     {
@@ -137,11 +139,20 @@ def _read_gitignore(folder: str) -> list[_Rule]:
         return []
 
 
-def walk(root: str, limit: int = MAX_FILES) -> tuple[list[str], bool]:
-    """Files under `root` (relative paths), skipping `DEFAULT_SKIP` and what .gitignore files hide."""
+def _no_check() -> None:
+    pass
+
+
+def walk(root: str, limit: int = MAX_FILES, check: Callable[[], None] = _no_check) -> tuple[list[str], bool]:
+    """Files under `root` (relative paths), skipping `DEFAULT_SKIP` and what .gitignore files hide.
+
+    `check` is called for each folder: in a worker thread, `anyio.from_thread.check_cancelled` ends a
+    cancelled walk early.
+    """
     files: list[str] = []
     stack: list[tuple[str, list[_Level]]] = [("", [])]
     while stack:
+        check()
         rel_dir, levels = stack.pop()
         folder = os.path.join(root, rel_dir) if rel_dir else root
         rules = _read_gitignore(folder)
@@ -208,5 +219,5 @@ async def list_files(root: str, limit: int = MAX_FILES) -> Listing:
     if names:
         files, capped = await anyio.to_thread.run_sync(_existing, root, names, limit)
         return Listing(root, files, capped, "git")
-    files, capped = await anyio.to_thread.run_sync(walk, root, limit)
+    files, capped = await anyio.to_thread.run_sync(walk, root, limit, anyio.from_thread.check_cancelled)
     return Listing(root, files, capped, "walk")

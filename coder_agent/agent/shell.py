@@ -19,7 +19,6 @@ shell exits: background jobs do not outlive the command that started them.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -114,11 +113,18 @@ def _signal_group(pgid: int, sig: signal.Signals) -> bool:
     return True
 
 
+async def _alive(pgid: int) -> bool:
+    # Scanning /proc takes milliseconds on a busy machine: never on the event loop, which serves every session.
+    return bool(await anyio.to_thread.run_sync(live_members, pgid))
+
+
 async def _gone(pgid: int, within: float) -> bool:
+    poll = 0.002  # most groups die at once on SIGTERM: look again soon, then less often
     with anyio.move_on_after(within):
         # Nothing signals the death of processes that are not our children (orphans): poll.
-        while live_members(pgid):  # noqa: ASYNC110
-            await anyio.sleep(_POLL)
+        while await _alive(pgid):
+            await anyio.sleep(poll)
+            poll = min(poll * 2, _POLL)
         return True
     return False
 
@@ -129,7 +135,7 @@ async def kill_group(pgid: int, grace: float = KILL_GRACE) -> None:
     Returns once no member is alive (or, if one ignores even SIGKILL, after a further bounded wait).
     Call it in a shielded scope when cleaning up after a cancellation.
     """
-    if not _signal_group(pgid, signal.SIGTERM) or not live_members(pgid):
+    if not _signal_group(pgid, signal.SIGTERM) or not await _alive(pgid):
         return
     if await _gone(pgid, grace):
         return
@@ -167,15 +173,17 @@ async def run_local(
     started (a missing `cwd`, say). A timeout is a normal result (`timed_out`); cancellation kills the
     group before it propagates.
     """
-    process = await anyio.open_process(
-        [SHELL, "-c", command],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=cwd,
-        env=_environment(env),
-        start_new_session=True,
-    )
+    # Shielded: a cancel while the process is being set up would leave it, and its group, running unseen.
+    with anyio.CancelScope(shield=True):
+        process = await anyio.open_process(
+            [SHELL, "-c", command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=_environment(env),
+            start_new_session=True,
+        )
     pgid = process.pid  # a session leader's group id is its pid
     assert process.stdout is not None
     tail = _Tail(output_limit)
@@ -193,9 +201,9 @@ async def run_local(
                 tasks.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(KILL_GRACE + 3):
+            # The leader is in the group for good (a session leader cannot leave it). No `process.kill()`
+            # here: Popen polls before signalling, reaping the exit status from under asyncio's watcher.
             await kill_group(pgid)
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()  # the leader, if it somehow survived the group kill
             await process.aclose()
     code = process.returncode
     return LocalRun(

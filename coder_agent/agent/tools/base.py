@@ -8,6 +8,7 @@ on it. Only then does `run` act. Edits share one `run`: they only compute `FileC
 from __future__ import annotations
 
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -82,6 +83,13 @@ class ToolResult:
 
 def text_content(text: str) -> ContentToolCallContent:
     return ContentToolCallContent(content=TextContent(text=text))
+
+
+def fenced(text: str) -> str:
+    """`text` in a Markdown code block whose fence no backtick run inside it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
 
 
 @dataclass

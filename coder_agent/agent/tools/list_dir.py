@@ -13,8 +13,7 @@ import anyio
 from pydantic import Field
 
 from ..ignore import list_files
-from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, text_content
-from .run_command import fenced
+from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
 MAX_ENTRIES = 400
 INDENT = "  "
@@ -73,6 +72,9 @@ class ListDir(Tool[ListDirArgs]):
     args_model = ListDirArgs
     read_only = True
 
+    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+        self.max_entries = max_entries
+
     async def prepare(self, args: ListDirArgs, ctx: ToolContext) -> Intent:
         return Intent(title=f"List {ctx.display(ctx.resolve(args.path or '.'))}", kind="read", effect="read")
 
@@ -84,11 +86,11 @@ class ListDir(Tool[ListDirArgs]):
         if not await target.is_dir():
             raise ToolError(f"{args.path} is a file, not a folder: use read_file")
         listing = await list_files(root)
-        lines, cut = tree(listing.files, args.depth)
+        lines, cut = tree(listing.files, args.depth, self.max_entries)
         body = "\n".join(INDENT + line for line in lines) if lines else f"{INDENT}(no files)"
         output = f"{root.rstrip('/')}/\n{body}"
         if cut:
-            output += f"\n(cut at {MAX_ENTRIES} entries: list a subfolder, or use a smaller depth)"
+            output += f"\n(cut at {self.max_entries} entries: list a subfolder, or use a smaller depth)"
         if listing.capped:
             output += f"\n(only the first {len(listing.files)} files were looked at)"
         return ToolResult(output=output, content=[text_content(fenced(output))])

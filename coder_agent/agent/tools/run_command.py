@@ -9,7 +9,6 @@ only fails when the command could not start or ran out of time.
 from __future__ import annotations
 
 import logging
-import os
 import re
 
 import anyio
@@ -18,7 +17,7 @@ from pydantic import Field
 from ...acp.errors import RequestError
 from ...acp.schema import TerminalContent, TerminalExitStatus
 from ..shell import SHELL, LocalRun, run_local
-from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, text_content
+from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
 logger = logging.getLogger(__name__)
 
@@ -48,30 +47,23 @@ def short_title(command: str) -> str:
     return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
-def fenced(text: str) -> str:
-    """`text` in a Markdown code block whose fence no backtick run inside it can close."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{text.rstrip(chr(10))}\n{fence}"
-
-
 def keep_end(text: str, limit: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= limit else (text[-limit:], True)
+
+
+def status_line(exit_code: int | None, signal: str | None, timed_out: bool, timeout: float) -> str:
+    if timed_out:
+        return f"Timed out after {timeout:g} s; the command was killed."
+    if signal:
+        return f"Killed by {signal}."
+    return "Exit status unknown." if exit_code is None else f"Exit code {exit_code}."
 
 
 def summary(
     exit_code: int | None, signal: str | None, timed_out: bool, timeout: float, truncated: str | None, output: str
 ) -> str:
     """What the model reads: how the command ended, a truncation note, then the output."""
-    if timed_out:
-        head = f"Timed out after {timeout:g} s; the command was killed."
-    elif signal:
-        head = f"Killed by {signal}."
-    elif exit_code is not None:
-        head = f"Exit code {exit_code}."
-    else:
-        head = "Exit status unknown."
-    parts = [head]
+    parts = [status_line(exit_code, signal, timed_out, timeout)]
     if truncated:
         parts.append(truncated)
     parts.append(output.rstrip("\n") if output.strip() else "(no output)")
@@ -86,14 +78,14 @@ class RunCommand(Tool[RunCommandArgs]):
     def __init__(self, output_limit: int = OUTPUT_LIMIT) -> None:
         self.output_limit = output_limit
 
-    def _cwd(self, args: RunCommandArgs, ctx: ToolContext) -> str:
+    async def _cwd(self, args: RunCommandArgs, ctx: ToolContext) -> str:
         cwd = ctx.resolve(args.cwd) if args.cwd else ctx.cwd
-        if not os.path.isdir(cwd):
+        if not await anyio.Path(cwd).is_dir():
             raise ToolError(f"cwd {args.cwd or cwd} is not an existing directory")
         return cwd
 
     async def prepare(self, args: RunCommandArgs, ctx: ToolContext) -> Intent:
-        cwd = self._cwd(args, ctx)
+        cwd = await self._cwd(args, ctx)
         title = short_title(args.command)
         shown = [] if title == args.command and cwd == ctx.cwd else [fenced(args.command)]
         if cwd != ctx.cwd:
@@ -107,7 +99,7 @@ class RunCommand(Tool[RunCommandArgs]):
         )
 
     async def run(self, args: RunCommandArgs, intent: Intent, ctx: ToolContext) -> ToolResult:
-        cwd = self._cwd(args, ctx)
+        cwd = await self._cwd(args, ctx)
         if ctx.client.capabilities.terminal:
             return await self._in_terminal(args, cwd, ctx)
         return await self._locally(args, cwd)
@@ -118,9 +110,12 @@ class RunCommand(Tool[RunCommandArgs]):
         except OSError as exc:
             raise ToolError(f"could not start the command: {exc}") from exc
         note = f"(output truncated: the first {run.dropped_bytes} bytes were dropped)" if run.truncated else None
+        shown = [fenced(run.output)] if run.output.strip() else []
+        if run.exit_code != 0:  # the editor shows the call as completed: say how it ended
+            shown.append(status_line(run.exit_code, run.signal, run.timed_out, args.timeout))
         return ToolResult(
             output=summary(run.exit_code, run.signal, run.timed_out, args.timeout, note, run.output),
-            content=[text_content(fenced(run.output))] if run.output.strip() else [],
+            content=[text_content("\n".join(shown))] if shown else [],
             raw_output=_raw(run),
             failed=run.timed_out,
         )
@@ -128,9 +123,11 @@ class RunCommand(Tool[RunCommandArgs]):
     async def _in_terminal(self, args: RunCommandArgs, cwd: str, ctx: ToolContext) -> ToolResult:
         client, session = ctx.client, ctx.session_id
         try:
-            terminal = await client.create_terminal(
-                session, SHELL, ["-c", args.command], cwd=cwd, output_byte_limit=self.output_limit
-            )
+            # Shielded: a terminal created while we were cancelled would never be released.
+            with anyio.CancelScope(shield=True):
+                terminal = await client.create_terminal(
+                    session, SHELL, ["-c", args.command], cwd=cwd, output_byte_limit=self.output_limit
+                )
         except RequestError as exc:
             raise ToolError(f"the editor could not start the command: {exc.message}") from exc
         finished = False

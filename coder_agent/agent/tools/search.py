@@ -15,8 +15,7 @@ from pydantic import Field
 
 from ..files import looks_binary
 from ..ignore import Listing, glob_regex, list_files
-from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, text_content
-from .run_command import fenced
+from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
 MAX_LINE = 300  # characters of a matching line shown
 MAX_FILE_BYTES = 5_000_000  # larger files are not searched
@@ -28,7 +27,7 @@ async def search_root(path: str | None, ctx: ToolContext) -> tuple[str, bool]:
     root = ctx.resolve(path) if path else ctx.cwd
     target = anyio.Path(root)
     if not await target.exists():
-        raise ToolError(f"{path} does not exist")
+        raise ToolError(f"{path or root} does not exist")
     return root, await target.is_dir()
 
 
@@ -139,6 +138,9 @@ class Glob(Tool[GlobArgs]):
     args_model = GlobArgs
     read_only = True
 
+    def __init__(self, max_results: int = MAX_GLOB_RESULTS) -> None:
+        self.max_results = max_results
+
     async def prepare(self, args: GlobArgs, ctx: ToolContext) -> Intent:
         title = f"glob {args.pattern}" + (f" in {ctx.display(ctx.resolve(args.path))}" if args.path else "")
         return Intent(title=title, kind="search", effect="read")
@@ -160,8 +162,8 @@ class Glob(Tool[GlobArgs]):
         if not found:
             output = f"No files match {args.pattern}.{_listing_note(listing)}"
             return ToolResult(output=output, content=[text_content(output)])
-        lines = [ctx.display(os.path.join(root, name)) for name in found[:MAX_GLOB_RESULTS]]
-        if len(found) > MAX_GLOB_RESULTS:
-            lines.append(f"(showing {MAX_GLOB_RESULTS} of {len(found)} files: narrow the pattern)")
+        lines = [ctx.display(os.path.join(root, name)) for name in found[: self.max_results]]
+        if len(found) > self.max_results:
+            lines.append(f"(showing {self.max_results} of {len(found)} files: narrow the pattern)")
         output = "\n".join(lines) + _listing_note(listing)
         return ToolResult(output=output, content=[text_content(fenced(output))])
