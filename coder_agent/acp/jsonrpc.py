@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 
 from .errors import ConnectionClosed, RequestError
 from .lines import LineTooLong, read_lines
@@ -208,6 +209,9 @@ class Connection:
                 await self._reply(reply_id, error=RequestError.invalid_request("bad method or id"))
             elif "id" in message:
                 self._start_request(tg, request_id, method, message.get("params"))
+                # Let the handler run up to its first wait before reading on: a notification in the same read
+                # (a session/cancel right behind its prompt) must find the work it refers to already started.
+                await anyio.lowlevel.checkpoint()
             else:
                 await self._on_notification(method, message.get("params"))
         elif "result" in message or "error" in message:

@@ -55,6 +55,9 @@ def classify_error(exc: BaseException, model: str) -> ModelError:
         )
     if name == "ContextWindowExceededError":
         return ModelError(f"The conversation no longer fits {model}'s context window: {detail}", status=status)
+    if name == "MidStreamFallbackError" and "timeout" in str(getattr(exc, "original_exception", "")).lower():
+        # litellm labels its own read timeout mid-stream a 500; nothing failed at the provider's end.
+        return ModelError("The model stopped sending data mid-reply (read timeout)", retryable=True)
     if name in ("Timeout", "APITimeoutError", "ReadTimeout", "ConnectTimeout"):
         return ModelError(f"The model provider did not answer in time: {detail}", retryable=True, status=status)
     if name in ("APIConnectionError", "ConnectError") or _no_http_response(exc):

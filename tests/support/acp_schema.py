@@ -246,7 +246,7 @@ class AgentMessageValidator:
         for line in self._split(chunk, self._client_partial):
             try:
                 message = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # what the client sends may be deliberately broken
                 continue
             if not isinstance(message, dict) or "id" not in message:
                 continue

@@ -1,0 +1,185 @@
+"""Failures a user can meet: no model, a rejected key, a flaky or broken provider, bad session ids and paths."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, text_block
+
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory
+from tests.support.acp_client import SpawnedAgent, spawn_agent
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+async def open_session(agent: SpawnedAgent, workspace: Path) -> str:
+    await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+    return (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+
+
+async def prompt(agent: SpawnedAgent, session_id: str, text: str) -> str:
+    return (await agent.conn.prompt(session_id=session_id, prompt=[text_block(text)])).stop_reason
+
+
+async def test_without_a_model_the_agent_starts_but_a_prompt_fails_naming_the_model_setting(
+    agent_env: EnvFactory, workspace: Path
+) -> None:
+    async with spawn_agent(agent_env(CODER_AGENT_MODEL=None), cwd=workspace) as agent:
+        with anyio.fail_after(10):
+            init = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+            with pytest.raises(RequestError) as failed:
+                await prompt(agent, session.session_id, "hello?")
+    assert init.protocol_version == 1
+    assert session.session_id
+    assert "CODER_AGENT_MODEL" in str(failed.value)
+    assert failed.value.code not in (-32601, -32602)  # not the client's fault
+
+
+async def test_a_rejected_key_fails_at_once_naming_the_key_setting(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(Reply.error(401, "Incorrect API key provided"), Reply.text("not used"))
+    async with spawn_agent(agent_env(CODER_AGENT_MAX_RETRIES="3"), cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            with pytest.raises(RequestError) as failed:
+                await prompt(agent, session_id, "hello?")
+    assert "CODER_AGENT_API_KEY" in str(failed.value)
+    assert len(srv.requests) == 1, "a 401 must not be retried"
+
+
+async def test_a_transient_503_is_retried_and_the_turn_ends_normally(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(Reply.error(503, "overloaded"), Reply.text("Worked ", "anyway"))
+    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            stop_reason = await prompt(agent, session_id, "hello?")
+    assert stop_reason == "end_turn"
+    assert len(srv.requests) == 2
+    assert agent.client.agent_text(session_id) == "Worked anyway"
+
+
+async def test_when_retries_run_out_the_prompt_fails_and_the_session_still_works(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(*[Reply.error(503, "overloaded")] * 3, Reply.text("Back ", "again"))
+    async with spawn_agent(agent_env(CODER_AGENT_MAX_RETRIES="2"), cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            with pytest.raises(RequestError) as failed:
+                await prompt(agent, session_id, "hello?")
+            requests_when_failed = len(srv.requests)
+            stop_reason = await prompt(agent, session_id, "and now?")
+    assert requests_when_failed == 3  # the first try and two retries
+    assert "503" in str(failed.value)
+    assert stop_reason == "end_turn"
+    assert agent.client.agent_text(session_id) == "Back again"
+
+
+async def test_a_stream_cut_mid_reply_fails_the_prompt_and_the_session_still_works(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(Reply.cut_after("Half ", "a reply"), Reply.text("Whole reply"))
+    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            with pytest.raises(RequestError) as failed:
+                await prompt(agent, session_id, "hello?")
+            requests_when_failed = len(srv.requests)
+            stop_reason = await prompt(agent, session_id, "again?")
+    assert failed.value.code == -32603
+    assert requests_when_failed == 1, "text was shown already, so a retry would show it twice"
+    assert stop_reason == "end_turn"
+    assert agent.client.agent_text(session_id) == "Half a replyWhole reply"
+    messages = srv.requests[1].body["messages"]
+    assert [(m["role"], m["content"]) for m in messages[1:]] == [
+        ("user", "hello?"),
+        ("assistant", "Half a reply"),
+        ("user", "again?"),
+    ]
+
+
+async def test_a_model_that_never_answers_fails_the_prompt_after_the_request_timeout(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(*[Reply.stall(30)] * 2)
+    env = agent_env(CODER_AGENT_REQUEST_TIMEOUT="0.5", CODER_AGENT_MAX_RETRIES="1")
+    async with spawn_agent(env, cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            with pytest.raises(RequestError) as failed:
+                await prompt(agent, session_id, "hello?")
+    assert "in time" in str(failed.value)
+    assert len(srv.requests) == 2
+
+
+async def test_a_stream_that_stalls_after_some_text_fails_after_the_request_timeout_without_a_retry(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(Reply.stall(30, after_text=["Half "]), Reply.text("Next"))
+    env = agent_env(CODER_AGENT_REQUEST_TIMEOUT="1", CODER_AGENT_MAX_RETRIES="2")
+    async with spawn_agent(env, cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            with pytest.raises(RequestError):
+                await prompt(agent, session_id, "hello?")
+            requests_when_failed = len(srv.requests)
+            stop_reason = await prompt(agent, session_id, "again?")
+    assert requests_when_failed == 1, "text was shown already, so a retry would show it twice"
+    assert stop_reason == "end_turn"
+    assert agent.client.agent_text(session_id) == "Half Next"
+
+
+async def test_a_second_prompt_while_one_runs_is_invalid_params_and_leaves_the_running_turn_alone(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(Reply.stall(30, after_text=["Working "]))
+    async with spawn_agent(agent_env(), cwd=workspace) as agent, anyio.create_task_group() as tasks:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            running = BackgroundPrompt(agent, session_id, "a long job")
+            tasks.start_soon(running.run)
+            await agent.client.wait_for(lambda: agent.client.agent_text(session_id) == "Working ", FIRST_PROMPT_TIMEOUT)
+            with pytest.raises(RequestError) as refused:
+                await prompt(agent, session_id, "and another")
+        assert not running.done.is_set()
+        await agent.conn.cancel(session_id=session_id)
+        first = await running.result(5)
+    assert refused.value.code == -32602
+    assert first.stop_reason == "cancelled"
+    assert len(srv.requests) == 1  # the refused prompt never reached the model
+
+
+async def test_a_prompt_for_an_unknown_session_is_resource_not_found(agent_env: EnvFactory, workspace: Path) -> None:
+    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+        with anyio.fail_after(10):
+            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+            with pytest.raises(RequestError) as failed:
+                await prompt(agent, "sess_nobody_made_this", "hello?")
+    assert failed.value.code == -32002
+    assert "sess_nobody_made_this" in str(failed.value)
+
+
+@pytest.mark.parametrize("cwd", ["relative/dir", ".", ""])
+async def test_session_new_with_a_relative_cwd_is_invalid_params(
+    agent_env: EnvFactory, workspace: Path, cwd: str
+) -> None:
+    async with spawn_agent(agent_env(CODER_AGENT_MODEL=None), cwd=workspace) as agent:
+        with anyio.fail_after(10):
+            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+            with pytest.raises(RequestError) as failed:
+                await agent.conn.new_session(cwd=cwd, mcp_servers=[])
+            with pytest.raises(RequestError) as failed_extra:
+                await agent.conn.new_session(cwd=str(workspace), additional_directories=["lib"], mcp_servers=[])
+            ok = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+    assert failed.value.code == -32602
+    assert "cwd" in str(failed.value)
+    assert failed_extra.value.code == -32602
+    assert ok.session_id

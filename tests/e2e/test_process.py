@@ -1,0 +1,150 @@
+"""The agent as an OS process: stdout is the protocol's alone, stdin EOF ends it, bad settings stop it early."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import anyio
+import pytest
+from acp import PROTOCOL_VERSION, text_block
+from anyio.abc import SocketAttribute
+
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
+from tests.support.acp_client import agent_command, base_env, raw_agent, spawn_agent
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+JUNK_ROUNDS = 8
+
+# Loaded by the agent's interpreter at start-up: a thread connects to the test, waits for its "go" (sent once
+# the agent has answered `initialize`), writes junk to stdout every way it can, then reports "done".
+SITECUSTOMIZE = f"""
+import os, socket, threading
+
+def _junk():
+    with socket.create_connection(("127.0.0.1", int(os.environ["JUNK_PORT"])), timeout=60) as test:
+        if test.recv(2) != b"go":
+            return
+        tick = threading.Event()
+        for i in range({JUNK_ROUNDS}):
+            print(f"JUNK print {{i}}", flush=True)
+            os.write(1, f"RAW JUNK {{i}}\\n".encode())
+            os.system(f"echo CHILD JUNK {{i}}")
+            tick.wait(0.1)
+        test.sendall(b"done")
+
+if os.environ.get("JUNK_PORT"):
+    threading.Thread(target=_junk, daemon=True).start()
+"""
+
+
+def live_children(pid: int) -> list[int]:
+    """Pids whose parent is `pid` and that are not zombies, from /proc."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == pid and state != "Z":
+            children.append(int(entry.name))
+    return children
+
+
+def is_running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+async def test_junk_written_to_stdout_by_prints_raw_writes_and_children_lands_on_stderr(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(textwrap.dedent(SITECUSTOMIZE), encoding="utf-8")
+    srv.enqueue(Reply.text("Clean ", "reply"))
+    async with await anyio.create_tcp_listener(local_host="127.0.0.1") as listener:
+        [tcp] = listener.listeners
+        port = str(tcp.extra(SocketAttribute.local_port))
+        env = agent_env(PYTHONPATH=f"{site}{os.pathsep}{REPO_ROOT}", JUNK_PORT=port)
+        async with spawn_agent(env, cwd=workspace) as agent:
+            with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+                init = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+                async with await tcp.accept() as junk_thread:
+                    await junk_thread.send(b"go")
+                    session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+                    done = await agent.conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+                    assert await junk_thread.receive() == b"done"
+            stderr = agent.stderr_text()
+    assert init.protocol_version == 1 and done.stop_reason == "end_turn"
+    assert agent.client.agent_text(session.session_id) == "Clean reply"
+    for i in range(JUNK_ROUNDS):
+        for junk in (f"JUNK print {i}\n", f"RAW JUNK {i}\n", f"CHILD JUNK {i}\n"):
+            assert junk in stderr
+    assert not any(b"JUNK" in line for line in agent.agent_lines)  # and the harness checked every line
+
+
+async def test_closing_stdin_during_a_stalled_stream_ends_the_process_quickly_and_leaves_no_child(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(Reply.stall(30, after_text=["Partial "]))
+    async with raw_agent(agent_env(), cwd=workspace) as raw:
+        await raw.send_json(initialize(0))
+        await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
+        await raw.read_message()
+        session_id = (await raw.read_message())["result"]["sessionId"]
+        await raw.send_json(
+            request(2, "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
+        )
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            while (await raw.read_message(FIRST_PROMPT_TIMEOUT)).get("method") != "session/update":
+                pass
+        children = live_children(raw.proc.pid)
+        started = anyio.current_time()
+        await raw.close_stdin()
+        code = await raw.wait_exit(timeout=5)
+        elapsed = anyio.current_time() - started
+        hung_up = await anyio.to_thread.run_sync(lambda: srv.wait_disconnect(5))
+    assert code == 0
+    assert elapsed < 1.5, f"the agent took {elapsed:.2f} s to exit after stdin closed"
+    assert [pid for pid in children if is_running(pid)] == []
+    assert hung_up, "the model's HTTP stream outlived the agent"
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("CODER_AGENT_MAX_RETRIES", "abc"), ("CODER_AGENT_REQUEST_TIMEOUT", "-1"), ("CODER_AGENT_LOG_LEVEL", "LOUD")],
+)
+async def test_an_invalid_setting_stops_the_agent_with_a_message_naming_it(
+    agent_env: EnvFactory, workspace: Path, setting: str, value: str
+) -> None:
+    env = {**base_env(), **agent_env(**{setting: value})}
+    with anyio.fail_after(30):
+        done = await anyio.run_process(agent_command(), input=b"", env=env, cwd=workspace, check=False)
+    assert done.returncode != 0
+    assert setting in done.stderr.decode()
+    assert done.stdout == b""
+
+
+async def test_an_invalid_setting_in_the_dotenv_file_stops_the_agent_even_after_it_answered_initialize(
+    agent_env: EnvFactory, workspace: Path
+) -> None:
+    (workspace / ".env").write_text("CODER_AGENT_MAX_RETRIES=lots\n", encoding="utf-8")
+    async with raw_agent(agent_env(CODER_AGENT_MAX_RETRIES=None), cwd=workspace) as raw:
+        await raw.send_json(initialize(0))
+        code = await raw.wait_exit(timeout=30)  # without waiting for stdin to close
+        stderr = raw.stderr_text()
+    assert code != 0
+    assert "CODER_AGENT_MAX_RETRIES" in stderr
+    # The start-up fast path answers `initialize` before the settings are read; nothing else reaches stdout.
+    assert [m.get("id") for m in raw.messages] in ([], [0])
