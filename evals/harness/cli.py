@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True)
     export.add_argument("--trial", type=int, default=1, help="which trial of each task")
 
+    commands.add_parser(
+        "import-swebench", help="SWE-bench JSONL instances + local checkouts -> a suite", add_help=False
+    )
     summary = commands.add_parser("summary", help="rewrite and print a run's summary.md")
     summary.add_argument("run", type=Path)
     return parser
@@ -109,7 +113,12 @@ def _run(args: argparse.Namespace, console: Console) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["import-swebench"]:
+        from evals.suites.swebench.importer import main as import_swebench
+
+        return import_swebench(arguments[1:])
+    args = _parser().parse_args(arguments)
     console = Console(stderr=True)
     try:
         if args.command == "run":

@@ -71,7 +71,7 @@ def load_suite(spec: str) -> Suite:
     if (named / "suite.py").is_file():
         return _from_module(spec, named / "suite.py")
     if named.is_dir():
-        return DirectorySuite(spec, named)
+        return DirectorySuite(named.name, named)  # `spec` may be an absolute path: name the suite by its folder
     path = Path(spec)
     if path.is_dir():
         return DirectorySuite(path.resolve().name, path.resolve())
