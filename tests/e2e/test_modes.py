@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
+from acp import PROTOCOL_VERSION
 from acp.schema import ConfigOptionUpdate, CurrentModeUpdate
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import EnvFactory, updates
-from tests.e2e.tools_helpers import model_saw, session
-from tests.support.recording_client import PermissionRequest
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory, updates
+from tests.e2e.tools_helpers import Run, model_saw, session
+from tests.support.acp_client import spawn_agent
+from tests.support.recording_client import PermissionRequest, RecordingClient
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -157,3 +160,46 @@ async def test_additional_directories_are_inside_the_roots(
         assert await run_.prompt("write") == "end_turn"
     assert not run_.client.permission_requests
     assert (extra / "x.txt").exists()
+
+
+class HoldingClient(RecordingClient):
+    """Holds each permission request open until told; then answers `cancelled`, as editors do after a cancel."""
+
+    def __init__(self) -> None:
+        super().__init__("allow_once")
+        self.asked = anyio.Event()
+        self.release = anyio.Event()
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: Any, **kwargs: Any) -> Any:
+        self.asked.set()
+        await self.release.wait()
+        self.permission = "cancelled"
+        return await super().request_permission(session_id, tool_call, options, **kwargs)
+
+
+async def test_a_cancel_during_a_permission_prompt_withdraws_it_and_the_turn_ends_cancelled(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(write("f.txt"), Reply.text("never used"))
+    client = HoldingClient()
+    async with spawn_agent(agent_env(), client=client, cwd=workspace) as agent:
+        with anyio.fail_after(20):
+            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+            new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+        prompt = BackgroundPrompt(agent, new.session_id, "write it")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(prompt.run)
+            with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+                await client.asked.wait()
+            await agent.conn.cancel(session_id=new.session_id)
+            response = await prompt.result(10)
+            client.release.set()
+        run_ = Run(agent, client, new.session_id)
+        [call] = run_.tool_calls().values()
+        withdrawn = [m for m in agent.messages if m.get("method") == "$/cancel_request"]
+    assert response.stop_reason == "cancelled"
+    assert call["statuses"][-1] == "failed"
+    assert not (workspace / "f.txt").exists()
+    [permission] = [m for m in agent.messages if m.get("method") == "session/request_permission"]
+    assert [m["params"]["requestId"] for m in withdrawn] == [permission["id"]]
+    assert len(srv.requests) == 1  # the model was not called again
