@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -12,8 +13,10 @@ from .acp.jsonrpc import Connection
 from .acp.lines import PrefixedStream
 from .acp.remote_client import RemoteClient
 from .acp.router import Router
+from .acp.schema import ClientCapabilities
 from .acp.stdio import stdio_streams
 from .agent.acp_agent import AcpAgent, AgentOptions, ModelFactory
+from .agent.client import Client
 from .agent.sessions import Sessions
 from .agent.tools import builtin_tools
 from .llm.base import Model
@@ -65,6 +68,28 @@ def agent_options(settings: Settings) -> AgentOptions:
     )
 
 
+def build_agent(
+    settings: Settings,
+    client: Client,
+    set_client_capabilities: Callable[[ClientCapabilities], None],
+    sessions: Sessions,
+    background: anyio.abc.TaskGroup,
+    router: Router,
+) -> AcpAgent:
+    """The agent as the settings describe it, its methods registered on `router` (editors and headless alike)."""
+    agent = AcpAgent(
+        client,
+        set_client_capabilities,
+        agent_options(settings),
+        model_factory(settings),
+        builtin_tools(),
+        sessions,
+        background,
+    )
+    agent.register(router)
+    return agent
+
+
 async def serve(
     settings: Settings,
     receive: anyio.abc.ByteReceiveStream,
@@ -77,16 +102,9 @@ async def serve(
     client = RemoteClient(connection)
     store, problem = open_store(settings)
     async with anyio.create_task_group() as background:
-        agent = AcpAgent(
-            client,
-            client.set_capabilities,
-            agent_options(settings),
-            model_factory(settings),
-            builtin_tools(),
-            Sessions(client, store, problem),
-            background,
+        agent = build_agent(
+            settings, client, client.set_capabilities, Sessions(client, store, problem), background, router
         )
-        agent.register(router)
         if early_initialize is not None:
             agent.adopt_initialize(early_initialize)
         await connection.serve()

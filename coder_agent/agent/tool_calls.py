@@ -136,8 +136,17 @@ class ToolCallRunner:
         except (ToolError, OSError) as exc:
             await self._fail(call, str(exc))
             return
-        await self._announce(call, intent, arguments)
-        refusal = await self._authorize(call, tool, intent, arguments)
+        shown = ToolCallFields(
+            tool_call_id=call.acp_id,
+            title=intent.title,
+            kind=intent.kind,
+            status="pending",
+            content=intent.content,
+            locations=intent.locations,
+            raw_input=arguments,
+        )
+        await self._announce(call, shown)
+        refusal = await self._authorize(call, tool, intent, shown)
         if refusal is not None:
             await self._fail(call, refusal)
             return
@@ -162,21 +171,11 @@ class ToolCallRunner:
         session = self._session
         return ToolContext(session.id, session.cwd, session.roots, self._client, self._files, self._emit, progress)
 
-    async def _announce(self, call: _Call, intent: Intent, arguments: dict[str, Any]) -> None:
+    async def _announce(self, call: _Call, shown: ToolCallFields) -> None:
         call.announced = True
-        await self._emit(
-            ToolCallStart(
-                tool_call_id=call.acp_id,
-                title=intent.title,
-                kind=intent.kind,
-                status="pending",
-                content=intent.content,
-                locations=intent.locations,
-                raw_input=arguments,
-            )
-        )
+        await self._emit(ToolCallStart(**dict(shown)))
 
-    async def _authorize(self, call: _Call, tool: Tool[Any], intent: Intent, arguments: dict[str, Any]) -> str | None:
+    async def _authorize(self, call: _Call, tool: Tool[Any], intent: Intent, shown: ToolCallFields) -> str | None:
         """None when the call may run; else the refusal the model reads."""
         session = self._session
         decision = decide(session.mode, tool.name, intent, session.rules, session.roots)
@@ -184,19 +183,9 @@ class ToolCallRunner:
             return None
         if decision.action == "deny":
             return f"Refused: {decision.reason}"
-        tool_call = ToolCallFields(
-            tool_call_id=call.acp_id,
-            title=intent.title,
-            kind=intent.kind,
-            status="pending",
-            content=intent.content,
-            locations=intent.locations,
-            raw_input=arguments,
-        )
         try:
-            outcome = await self._client.request_permission(
-                session.id, tool_call, permission_options(tool.name, intent)
-            )
+            # The editor shows the call as announced: the diff of an edit, the exact command.
+            outcome = await self._client.request_permission(session.id, shown, permission_options(tool.name, intent))
         except RequestError as exc:
             return f"Refused: permission could not be asked ({exc.message}). Do not retry this call."
         chosen = outcome.option_id if outcome.outcome == "selected" else None

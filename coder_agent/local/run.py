@@ -38,11 +38,9 @@ from ..acp.schema import (
     TextContent,
     Wire,
 )
-from ..agent.acp_agent import AcpAgent
 from ..agent.capabilities import PROTOCOL_VERSION
 from ..agent.sessions import Sessions
-from ..agent.tools import builtin_tools
-from ..server import agent_options, model_factory, open_store
+from ..server import build_agent, open_store
 from ..settings import Settings
 from ..store.sqlite import SqliteSessionStore
 from .client import LocalClient, PermissionPolicy
@@ -163,16 +161,7 @@ async def run_prompt(
     try:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
             async with anyio.create_task_group() as background:
-                agent = AcpAgent(
-                    client,
-                    client.set_capabilities,
-                    agent_options(settings),
-                    model_factory(settings),
-                    builtin_tools(),
-                    sessions,
-                    background,
-                )
-                agent.register(router)
+                build_agent(settings, client, client.set_capabilities, sessions, background, router)
                 background.start_soon(driver.watch, signals)
                 try:
                     stop_reason = await driver.drive(request, sessions, tally)
