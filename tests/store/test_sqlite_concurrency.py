@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -27,6 +28,7 @@ MESSAGE_EVERY = 10  # a batch of two messages every tenth append
 # One writer: its own session plus the shared one; it starts appending when told to, so both overlap.
 WRITER = """
 import sys
+import time
 from pathlib import Path
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
@@ -35,12 +37,17 @@ path, name, count, every = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int
 store = SqliteSessionStore(path)
 store.create(SessionRecord(id=f"sess_{name}", cwd="/w", created_at="t", updated_at="t"))
 print("ready", flush=True)
-sys.stdin.readline()
+start_at = float(sys.stdin.readline())
+while time.time() < start_at:  # both writers start at the same instant, whichever heard "go" first
+    pass
 for i in range(count):
     store.append_update("sess_shared", b'{"w":"%s","i":%d}' % (name.encode(), i))
     store.append_update(f"sess_{name}", b'{"i":%d}' % i)
     if i % every == 0:
         store.append_messages("sess_shared", ['{"w":"%s","i":%d,"part":%d}' % (name, i, p) for p in (0, 1)])
+    # Agents append as chunks stream in, with gaps; back-to-back commits would starve the other writer in
+    # SQLite's busy handler (it backs off for milliseconds) and the two would not overlap at all.
+    time.sleep(0.0003)
 print("done", flush=True)
 """
 
@@ -74,9 +81,10 @@ async def test_two_processes_appending_at_once_keep_every_row_exactly_once_with_
     try:
         for _, out in writers:
             assert await read_line(out) == b"ready"
-        for process, _ in writers:  # both go at once
+        start_at = time.time() + 0.3
+        for process, _ in writers:  # both go at the same moment
             assert process.stdin is not None
-            await process.stdin.send(b"go\n")
+            await process.stdin.send(b"%f\n" % start_at)
         for process, out in writers:
             assert await read_line(out) == b"done"
             with anyio.fail_after(30):
