@@ -32,6 +32,7 @@ from coder_agent.acp.jsonrpc import Connection
 from coder_agent.acp.remote_client import RemoteClient
 from coder_agent.acp.router import Router
 from coder_agent.agent.session import Session
+from coder_agent.agent.transcript import Transcript
 from coder_agent.agent.turn import run_turn
 from coder_agent.llm.litellm_model import LiteLLMModel, ModelConfig
 from coder_agent.llm.loader import import_litellm
@@ -57,10 +58,17 @@ class _PipeSink(anyio.abc.ByteSendStream):
 
     async def send(self, item: bytes) -> None:
         os.write(self._fd, item)
-        self.lines += 1
+        self.lines += item.count(b'"agent_message_chunk"')  # the streamed text; a usage update follows each call
 
     async def aclose(self) -> None:
         pass
+
+
+def bench_session(client: RemoteClient) -> Session:
+    """A session that sends its updates to `client` and keeps nothing (no store: the stream is measured)."""
+    session = Session(id="bench", cwd=str(Path.cwd()))
+    session.transcript = Transcript(session.id, client, None)
+    return session
 
 
 async def litellm_alone(api_base: str) -> tuple[float, int]:
@@ -88,10 +96,10 @@ async def through_agent(api_base: str, sink: _PipeSink) -> tuple[float, int]:
     model = LiteLLMModel(ModelConfig(model="openai/bench", api_base=api_base, api_key="sk", max_retries=0))
     connection = Connection(_Never(), sink, Router())
     client = RemoteClient(connection)
-    session = Session(id="bench", cwd=str(Path.cwd()))
+    session = bench_session(client)
     before = sink.lines
     start = time.perf_counter()
-    await run_turn(session, UserMessage(parts=[TextPart(text="go")]), model, client)
+    await run_turn(session, UserMessage(parts=[TextPart(text="go")]), model, client, {})
     return time.perf_counter() - start, sink.lines - before
 
 
@@ -149,11 +157,11 @@ async def replay_through_agent(chunks: list[object], sink: _PipeSink) -> tuple[f
             yield event
 
     model.stream = stream  # type: ignore[assignment,method-assign]
-    connection = Connection(_Never(), sink, Router())
-    session = Session(id="bench", cwd=str(Path.cwd()))
+    client = RemoteClient(Connection(_Never(), sink, Router()))
+    session = bench_session(client)
     before = sink.lines
     start = time.perf_counter()
-    await run_turn(session, UserMessage(parts=[TextPart(text="go")]), model, RemoteClient(connection))
+    await run_turn(session, UserMessage(parts=[TextPart(text="go")]), model, client, {})
     return time.perf_counter() - start, sink.lines - before
 
 
