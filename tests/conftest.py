@@ -10,10 +10,30 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("REPEATED_STREAMING_CHUNK_LIMIT", "100000")
 
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+
+from coder_agent.scripted.server import ScriptedModelServer
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     # litellm is asyncio-only; everything runs on anyio's asyncio backend.
     return "asyncio"
+
+
+@pytest.fixture
+def srv() -> Iterator[ScriptedModelServer]:
+    """A scripted OpenAI-compatible model server on 127.0.0.1; enqueue replies before prompting."""
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The folder the agent starts in and the session's cwd (so no stray `.env` is read)."""
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path

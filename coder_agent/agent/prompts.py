@@ -17,12 +17,17 @@ def prompts_dir() -> Path:
     raise FileNotFoundError("the prompts/ folder is missing from this installation")
 
 
+@cache
 def read_prompt(name: str) -> str:
-    """`prompts/<name>` as it is (tool descriptions: no placeholders)."""
+    """`prompts/<name>` as it is (tool descriptions: no placeholders); read from disk once."""
     return (prompts_dir() / name).read_text(encoding="utf-8").strip()
+
+
+@cache
+def _template(name: str) -> Template:
+    return Template((prompts_dir() / name).read_text(encoding="utf-8"))
 
 
 def render(name: str, **values: str) -> str:
     """Render `prompts/<name>`; a placeholder without a value is an error, not a silent blank."""
-    template = Template((prompts_dir() / name).read_text(encoding="utf-8"))
-    return template.substitute(values).strip() + "\n"
+    return _template(name).substitute(values).strip() + "\n"

@@ -40,10 +40,6 @@ def import_litellm() -> ModuleType:
     return _litellm
 
 
-def is_loaded() -> bool:
-    return _litellm is not None
-
-
 async def load_litellm() -> ModuleType:
     """The litellm module, importing it in a worker thread if needed (never blocks the event loop)."""
     if _litellm is not None:

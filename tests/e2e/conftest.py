@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.e2e.helpers import REPO_ROOT, EnvFactory
-
-
-@pytest.fixture
-def srv() -> Iterator[ScriptedModelServer]:
-    """A scripted OpenAI-compatible model server on 127.0.0.1; enqueue replies before prompting."""
-    with ScriptedModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """The folder the agent starts in and the session's cwd (so no stray `.env` is read)."""
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from contextlib import aclosing
 
 import anyio
@@ -18,16 +17,10 @@ from coder_agent.scripted.server import ScriptedModelServer
 MESSAGES = [UserMessage(parts=[TextPart(text="hi")])]
 
 
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        yield srv
-
-
-def model_for(server: ScriptedModelServer, **overrides: float | int) -> LiteLLMModel:
+def model_for(srv: ScriptedModelServer, **overrides: float | int) -> LiteLLMModel:
     config = ModelConfig(
         model="openai/scripted",
-        api_base=server.url,
+        api_base=srv.url,
         api_key="sk-test",
         timeout=float(overrides.get("timeout", 5.0)),
         max_retries=int(overrides.get("max_retries", 2)),
@@ -43,9 +36,9 @@ async def collect(model: LiteLLMModel, tools: list[dict[str, object]] | None = N
 
 
 @pytest.mark.anyio
-async def test_text_and_reasoning_stream_as_deltas_then_a_completion(server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.thinking_then_text(["Let me ", "think."], ["Hel", "lo"]))
-    events = await collect(model_for(server))
+async def test_text_and_reasoning_stream_as_deltas_then_a_completion(srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.thinking_then_text(["Let me ", "think."], ["Hel", "lo"]))
+    events = await collect(model_for(srv))
     assert [e.text for e in events if isinstance(e, ReasoningDelta)] == ["Let me ", "think."]
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Hel", "lo"]
     completion = events[-1]
@@ -57,90 +50,90 @@ async def test_text_and_reasoning_stream_as_deltas_then_a_completion(server: Scr
 
 
 @pytest.mark.anyio
-async def test_split_tool_calls_are_announced_once_and_reassembled(server: ScriptedModelServer) -> None:
-    server.enqueue(
+async def test_split_tool_calls_are_announced_once_and_reassembled(srv: ScriptedModelServer) -> None:
+    srv.enqueue(
         Reply.tool_calls(
             [tool_call("read_file", {"path": "a.py"}, id="c1"), tool_call("grep", {"pattern": "TODO"}, id="c2")],
             text=["Looking."],
         )
     )
     tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
-    events = await collect(model_for(server), tools)
+    events = await collect(model_for(srv), tools)
     assert [(e.id, e.name) for e in events if isinstance(e, ToolCallBegin)] == [("c1", "read_file"), ("c2", "grep")]
     completion = events[-1]
     assert isinstance(completion, Completion)
     assert completion.finish_reason == "tool_calls"
     calls = [(c.id, c.name, json.loads(c.arguments)) for c in completion.message.tool_calls]
     assert calls == [("c1", "read_file", {"path": "a.py"}), ("c2", "grep", {"pattern": "TODO"})]
-    assert server.requests[0].body["tools"] == tools
+    assert srv.requests[0].body["tools"] == tools
 
 
 @pytest.mark.anyio
-async def test_length_finish_reason_is_reported(server: ScriptedModelServer) -> None:
+async def test_length_finish_reason_is_reported(srv: ScriptedModelServer) -> None:
     reply = Reply.text("cut")
     reply.steps[1] = reply.steps[1].model_copy(update={"finish_reason": "length"})
-    server.enqueue(reply)
-    completion = (await collect(model_for(server)))[-1]
+    srv.enqueue(reply)
+    completion = (await collect(model_for(srv)))[-1]
     assert isinstance(completion, Completion) and completion.finish_reason == "length"
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("status", [429, 500, 503])
-async def test_transient_errors_are_retried_then_succeed(server: ScriptedModelServer, status: int) -> None:
-    server.enqueue(Reply.error(status, "try later"), Reply.text("ok"))
-    events = await collect(model_for(server))
+async def test_transient_errors_are_retried_then_succeed(srv: ScriptedModelServer, status: int) -> None:
+    srv.enqueue(Reply.error(status, "try later"), Reply.text("ok"))
+    events = await collect(model_for(srv))
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["ok"]
-    assert len(server.requests) == 2
+    assert len(srv.requests) == 2
 
 
 @pytest.mark.anyio
-async def test_retries_are_bounded_and_the_error_says_so(server: ScriptedModelServer) -> None:
-    server.enqueue(*[Reply.error(503, "overloaded")] * 3)
+async def test_retries_are_bounded_and_the_error_says_so(srv: ScriptedModelServer) -> None:
+    srv.enqueue(*[Reply.error(503, "overloaded")] * 3)
     with pytest.raises(ModelError) as info:
-        await collect(model_for(server, max_retries=2))
+        await collect(model_for(srv, max_retries=2))
     assert info.value.retryable
     assert "gave up after 3 attempts" in info.value.message
-    assert len(server.requests) == 3
+    assert len(srv.requests) == 3
 
 
 @pytest.mark.anyio
-async def test_retry_after_is_honoured(server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.error(429, "slow down", retry_after=0.5), Reply.text("ok"))
+async def test_retry_after_is_honoured(srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.error(429, "slow down", retry_after=0.5), Reply.text("ok"))
     start = anyio.current_time()
-    await collect(model_for(server))
+    await collect(model_for(srv))
     assert anyio.current_time() - start >= 0.5
 
 
 @pytest.mark.anyio
-async def test_auth_failure_is_not_retried_and_names_the_setting(server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.error(401, "invalid api key"))
+async def test_auth_failure_is_not_retried_and_names_the_setting(srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.error(401, "invalid api key"))
     with pytest.raises(ModelError) as info:
-        await collect(model_for(server))
+        await collect(model_for(srv))
     assert not info.value.retryable
     assert info.value.status == 401
     assert "CODER_AGENT_API_KEY" in info.value.message
-    assert len(server.requests) == 1
+    assert len(srv.requests) == 1
 
 
 @pytest.mark.anyio
-async def test_a_stall_before_any_data_times_out_and_is_retried(server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.stall(3), Reply.text("recovered"))
-    events = await collect(model_for(server, timeout=0.5))
+async def test_a_stall_before_any_data_times_out_and_is_retried(srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.stall(3), Reply.text("recovered"))
+    events = await collect(model_for(srv, timeout=0.5))
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["recovered"]
 
 
 @pytest.mark.anyio
-async def test_a_stream_cut_after_text_was_shown_fails_without_a_retry(server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.cut_after("Hello", " wor"), Reply.text("should not be used"))
+async def test_a_stream_cut_after_text_was_shown_fails_without_a_retry(srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.cut_after("Hello", " wor"), Reply.text("should not be used"))
     shown: list[str] = []
     with pytest.raises(ModelError) as info, anyio.fail_after(30):
-        async with aclosing(model_for(server).stream(MESSAGES)) as events:
+        async with aclosing(model_for(srv).stream(MESSAGES)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
                     shown.append(event.text)
     assert shown == ["Hello", " wor"]
     assert "broke off" in info.value.message
-    assert len(server.requests) == 1
+    assert len(srv.requests) == 1
 
 
 @pytest.mark.anyio
@@ -156,12 +149,12 @@ async def test_connection_refused_is_a_clear_error() -> None:
 
 
 @pytest.mark.anyio
-async def test_cancelling_the_consumer_closes_the_http_stream(server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.stall(30, after_text=["first"]))
+async def test_cancelling_the_consumer_closes_the_http_stream(srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.stall(30, after_text=["first"]))
     got_first = anyio.Event()
 
     async def consume() -> None:
-        async with aclosing(model_for(server, timeout=60).stream(MESSAGES)) as events:
+        async with aclosing(model_for(srv, timeout=60).stream(MESSAGES)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
                     got_first.set()
@@ -171,4 +164,4 @@ async def test_cancelling_the_consumer_closes_the_http_stream(server: ScriptedMo
         with anyio.fail_after(30):
             await got_first.wait()
         tg.cancel_scope.cancel()
-    assert await anyio.to_thread.run_sync(server.wait_disconnect, 5.0)
+    assert await anyio.to_thread.run_sync(srv.wait_disconnect, 5.0)

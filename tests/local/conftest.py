@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,20 +9,6 @@ import pytest
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.local.helpers import REPO_ROOT, EnvFactory
 from tests.support.acp_client import base_env
-
-
-@pytest.fixture
-def srv() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as server:
-        yield server
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """The folder the CLI starts in (the session's cwd by default; no stray `.env` there)."""
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture

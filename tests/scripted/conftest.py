@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
-
-from coder_agent.scripted.server import ScriptedModelServer
 
 
 @pytest.fixture(scope="session")
@@ -16,9 +13,3 @@ def litellm() -> ModuleType:
 
     litellm.suppress_debug_info = True
     return litellm
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        yield srv

@@ -57,11 +57,11 @@ def contents(chunks: list[Any]) -> list[str]:
     return [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
 
 
-async def test_text_pieces_arrive_as_separate_deltas_in_order(litellm: ModuleType, server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.text("Hello ", "there, ", "world"), Reply.many_chunks(300))
+async def test_text_pieces_arrive_as_separate_deltas_in_order(litellm: ModuleType, srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.text("Hello ", "there, ", "world"), Reply.many_chunks(300))
     with anyio.fail_after(10):
-        first = await stream_chunks(litellm, server.url)
-        many = await stream_chunks(litellm, server.url)
+        first = await stream_chunks(litellm, srv.url)
+        many = await stream_chunks(litellm, srv.url)
     assert contents(first) == ["Hello ", "there, ", "world"]
     assert first[0].choices[0].delta.role == "assistant"
     assert [c.choices[0].finish_reason for c in first if c.choices and c.choices[0].finish_reason] == ["stop"]
@@ -69,11 +69,11 @@ async def test_text_pieces_arrive_as_separate_deltas_in_order(litellm: ModuleTyp
 
 
 async def test_reasoning_pieces_arrive_as_reasoning_content_deltas(
-    litellm: ModuleType, server: ScriptedModelServer
+    litellm: ModuleType, srv: ScriptedModelServer
 ) -> None:
-    server.enqueue(Reply.thinking_then_text(["Let me ", "think."], ["Done."]))
+    srv.enqueue(Reply.thinking_then_text(["Let me ", "think."], ["Done."]))
     with anyio.fail_after(10):
-        chunks = await stream_chunks(litellm, server.url)
+        chunks = await stream_chunks(litellm, srv.url)
     thoughts = [getattr(c.choices[0].delta, "reasoning_content", None) for c in chunks if c.choices]
     assert [t for t in thoughts if t] == ["Let me ", "think."]
     assert contents(chunks) == ["Done."]
@@ -81,15 +81,15 @@ async def test_reasoning_pieces_arrive_as_reasoning_content_deltas(
 
 
 async def test_parallel_tool_calls_reassemble_from_split_arguments(
-    litellm: ModuleType, server: ScriptedModelServer
+    litellm: ModuleType, srv: ScriptedModelServer
 ) -> None:
     calls = [
         tool_call("read_file", {"path": "src/main.py"}, pieces=4),
         tool_call("grep", {"pattern": "TODO"}),
     ]
-    server.enqueue(Reply.tool_calls(calls, text=["I'll look."]))
+    srv.enqueue(Reply.tool_calls(calls, text=["I'll look."]))
     with anyio.fail_after(10):
-        chunks = await stream_chunks(litellm, server.url, tools=TOOLS)
+        chunks = await stream_chunks(litellm, srv.url, tools=TOOLS)
 
     deltas = [tc for c in chunks if c.choices for tc in c.choices[0].delta.tool_calls or []]
     assert [d.index for d in deltas] == [0, 0, 0, 0, 1, 1, 1]
@@ -103,20 +103,18 @@ async def test_parallel_tool_calls_reassemble_from_split_arguments(
     assert [tc.function.name for tc in message.message.tool_calls] == ["read_file", "grep"]
 
 
-async def test_usage_arrives_when_the_client_asks_for_it(litellm: ModuleType, server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.text("a ", "b ", "c"))
+async def test_usage_arrives_when_the_client_asks_for_it(litellm: ModuleType, srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.text("a ", "b ", "c"))
     with anyio.fail_after(10):
-        chunks = await stream_chunks(litellm, server.url)
+        chunks = await stream_chunks(litellm, srv.url)
     usage = [c.usage for c in chunks if getattr(c, "usage", None)]
     assert [(u.prompt_tokens, u.completion_tokens, u.total_tokens) for u in usage] == [(10, 3, 13)]
 
 
-async def test_non_streaming_request_gets_one_whole_completion(
-    litellm: ModuleType, server: ScriptedModelServer
-) -> None:
-    server.enqueue(Reply.tool_calls([tool_call("read_file", {"path": "a.py"})], text=["Reading."]))
+async def test_non_streaming_request_gets_one_whole_completion(litellm: ModuleType, srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.tool_calls([tool_call("read_file", {"path": "a.py"})], text=["Reading."]))
     with anyio.fail_after(10):
-        response = await complete(litellm, server.url, stream=False)
+        response = await complete(litellm, srv.url, stream=False)
     choice = response.choices[0]
     assert (choice.finish_reason, choice.message.content) == ("tool_calls", "Reading.")
     assert json.loads(choice.message.tool_calls[0].function.arguments) == {"path": "a.py"}
@@ -133,11 +131,11 @@ async def test_non_streaming_request_gets_one_whole_completion(
     ],
 )
 async def test_http_errors_raise_the_matching_litellm_exception(
-    litellm: ModuleType, server: ScriptedModelServer, status: int, exception: str, retry_after: int | None
+    litellm: ModuleType, srv: ScriptedModelServer, status: int, exception: str, retry_after: int | None
 ) -> None:
-    server.enqueue(Reply.error(status, f"scripted {status}", retry_after=retry_after))
+    srv.enqueue(Reply.error(status, f"scripted {status}", retry_after=retry_after))
     with anyio.fail_after(10), pytest.raises(getattr(litellm, exception)) as caught:
-        await complete(litellm, server.url)
+        await complete(litellm, srv.url)
     assert type(caught.value).__name__ == exception
     assert caught.value.status_code == status
     assert f"scripted {status}" in str(caught.value)
@@ -146,70 +144,66 @@ async def test_http_errors_raise_the_matching_litellm_exception(
 
 
 async def test_a_401_with_openais_error_type_becomes_a_bad_request_error(
-    litellm: ModuleType, server: ScriptedModelServer
+    litellm: ModuleType, srv: ScriptedModelServer
 ) -> None:
     # litellm matches "invalid_request_error" in the message before it looks at the status code.
     step = HttpErrorStep(status=401, message="bad key", error_type="invalid_request_error")
-    server.enqueue(Reply(steps=[step]))
+    srv.enqueue(Reply(steps=[step]))
     with anyio.fail_after(10), pytest.raises(litellm.BadRequestError) as caught:
-        await complete(litellm, server.url)
+        await complete(litellm, srv.url)
     assert caught.value.status_code == 401
 
 
-async def test_a_stall_before_the_first_chunk_raises_a_timeout(
-    litellm: ModuleType, server: ScriptedModelServer
-) -> None:
-    server.enqueue(Reply.stall(60))
+async def test_a_stall_before_the_first_chunk_raises_a_timeout(litellm: ModuleType, srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.stall(60))
     with anyio.fail_after(10), pytest.raises(litellm.Timeout) as caught:
-        await complete(litellm, server.url, timeout=0.5)
+        await complete(litellm, srv.url, timeout=0.5)
     assert caught.value.status_code == 408
     with anyio.fail_after(10):
-        assert await anyio.to_thread.run_sync(server.wait_disconnect, 5)
+        assert await anyio.to_thread.run_sync(srv.wait_disconnect, 5)
 
 
-async def test_a_stall_mid_stream_raises_after_the_first_pieces(
-    litellm: ModuleType, server: ScriptedModelServer
-) -> None:
-    server.enqueue(Reply.stall(60, after_text=["a ", "b "]))
+async def test_a_stall_mid_stream_raises_after_the_first_pieces(litellm: ModuleType, srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.stall(60, after_text=["a ", "b "]))
     received: list[str] = []
     with anyio.fail_after(10), pytest.raises(litellm.exceptions.MidStreamFallbackError) as caught:
-        async for chunk in await complete(litellm, server.url, timeout=0.5):
+        async for chunk in await complete(litellm, srv.url, timeout=0.5):
             received.extend(contents([chunk]))
     assert received == ["a ", "b "]
     assert caught.value.generated_content == "a b "
     assert isinstance(caught.value.original_exception, litellm.APIConnectionError)
 
 
-async def test_a_cut_mid_stream_raises_after_the_first_pieces(litellm: ModuleType, server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.cut_after("a ", "b "))
+async def test_a_cut_mid_stream_raises_after_the_first_pieces(litellm: ModuleType, srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.cut_after("a ", "b "))
     received: list[str] = []
     with anyio.fail_after(10), pytest.raises(litellm.exceptions.MidStreamFallbackError) as caught:
-        async for chunk in await complete(litellm, server.url):
+        async for chunk in await complete(litellm, srv.url):
             received.extend(contents([chunk]))
     assert received == ["a ", "b "]
     assert isinstance(caught.value.original_exception, litellm.APIConnectionError)
-    assert server.disconnects == 0  # the server hung up, not the client
+    assert srv.disconnects == 0  # the srv hung up, not the client
 
 
 async def test_a_client_that_closes_the_stream_early_is_seen_as_a_disconnect(
-    litellm: ModuleType, server: ScriptedModelServer
+    litellm: ModuleType, srv: ScriptedModelServer
 ) -> None:
-    server.enqueue(Reply.many_chunks(100_000), Reply.stall(60, after_text=["a "]))
+    srv.enqueue(Reply.many_chunks(100_000), Reply.stall(60, after_text=["a "]))
     with anyio.fail_after(10):
         for expected in (1, 2):
-            response = await complete(litellm, server.url)
+            response = await complete(litellm, srv.url)
             async for _ in response:
                 break
             await response.aclose()
-            assert await anyio.to_thread.run_sync(server.wait_disconnect, 5, expected)
-    assert server.disconnects == 2
+            assert await anyio.to_thread.run_sync(srv.wait_disconnect, 5, expected)
+    assert srv.disconnects == 2
 
 
-async def test_the_request_is_recorded(litellm: ModuleType, server: ScriptedModelServer) -> None:
-    server.enqueue(Reply.text("ok"))
+async def test_the_request_is_recorded(litellm: ModuleType, srv: ScriptedModelServer) -> None:
+    srv.enqueue(Reply.text("ok"))
     with anyio.fail_after(10):
-        await stream_chunks(litellm, server.url, tools=TOOLS, tool_choice="auto")
-    [request] = server.requests
+        await stream_chunks(litellm, srv.url, tools=TOOLS, tool_choice="auto")
+    [request] = srv.requests
     assert (request.method, request.path) == ("POST", "/v1/chat/completions")
     assert request.headers["authorization"] == "Bearer sk-test"
     assert request.body["model"] == "scripted"
@@ -219,10 +213,10 @@ async def test_the_request_is_recorded(litellm: ModuleType, server: ScriptedMode
 
 
 async def test_an_exhausted_script_answers_500_with_a_clear_message(
-    litellm: ModuleType, server: ScriptedModelServer, capfd: pytest.CaptureFixture[str]
+    litellm: ModuleType, srv: ScriptedModelServer, capfd: pytest.CaptureFixture[str]
 ) -> None:
     with anyio.fail_after(10), pytest.raises(litellm.InternalServerError) as caught:
-        await complete(litellm, server.url)
+        await complete(litellm, srv.url)
     assert EXHAUSTED_MESSAGE in str(caught.value)
     assert capfd.readouterr().out == ""  # the server never writes to stdout
 

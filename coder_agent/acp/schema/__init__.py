@@ -24,21 +24,13 @@ from .content import (
     ResourceLink,
     TextContent,
     TextResourceContents,
-    text_block,
 )
 from .initialize import (
-    AgentCapabilities,
     ClientCapabilities,
     Implementation,
     InitializeRequest,
-    InitializeResponse,
-    Marker,
-    McpCapabilities,
-    PromptCapabilities,
-    SessionCapabilities,
 )
 from .session import (
-    CancelRequestParams,
     EnvVariable,
     ForkSessionResponse,
     ListSessionsRequest,
@@ -90,12 +82,10 @@ from .updates import (
 )
 
 __all__ = [
-    "AgentCapabilities",
     "AgentMessageChunk",
     "AgentThoughtChunk",
     "AudioContent",
     "BlobResourceContents",
-    "CancelRequestParams",
     "ClientCapabilities",
     "ConfigOptionUpdate",
     "ContentBlock",
@@ -112,12 +102,9 @@ __all__ = [
     "ImageContent",
     "Implementation",
     "InitializeRequest",
-    "InitializeResponse",
     "ListSessionsRequest",
     "ListSessionsResponse",
     "LoadSessionRequest",
-    "Marker",
-    "McpCapabilities",
     "McpServer",
     "McpServerHttp",
     "McpServerSse",
@@ -128,7 +115,6 @@ __all__ = [
     "PermissionOutcome",
     "PlanEntry",
     "PlanUpdate",
-    "PromptCapabilities",
     "PromptRequest",
     "PromptResponse",
     "ReadTextFileRequest",
@@ -138,7 +124,6 @@ __all__ = [
     "ResourceLink",
     "ResumeSessionRequest",
     "SelectOption",
-    "SessionCapabilities",
     "SessionConfigSelect",
     "SessionIdParams",
     "SessionInfo",
@@ -168,5 +153,4 @@ __all__ = [
     "UserMessageChunk",
     "Wire",
     "WriteTextFileRequest",
-    "text_block",
 ]

@@ -69,7 +69,3 @@ ContentBlock = Annotated[
     TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
     Field(discriminator="type"),
 ]
-
-
-def text_block(text: str) -> TextContent:
-    return TextContent(text=text)

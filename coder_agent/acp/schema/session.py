@@ -132,10 +132,6 @@ class SetConfigOptionResponse(Wire):
     config_options: list[SessionConfigSelect]
 
 
-class CancelRequestParams(Wire):
-    request_id: int | str | None
-
-
 class ResumeSessionRequest(Wire):
     """`session/resume` and `session/fork`: like load, but `mcpServers` is optional."""
 
