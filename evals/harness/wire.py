@@ -1,5 +1,5 @@
 """The wire between harness and agent, tapped: every raw line both ways goes to `transcript.jsonl`, and every
-line the agent writes is checked against the ACP v1 schema (`tests.support.acp_schema`).
+line the agent writes is checked against the ACP v1 schema (`acp_schema.py`).
 
 The taps sit under the JSON-RPC `Connection`, on the byte streams, so they see exactly what crossed the pipe.
 The client's bytes are shown to the checker *before* they are sent, so it knows each request before the
@@ -16,7 +16,7 @@ from typing import IO, Any, Literal
 import anyio
 import anyio.abc
 
-from tests.support.acp_schema import AgentMessageValidator
+from .acp_schema import AgentMessageValidator
 
 Side = Literal["client", "agent"]
 
