@@ -19,14 +19,16 @@ from .compare import compare_runs
 from .config import RunConfig
 from .export import export_preds
 from .results import load_results
-from .runner import new_run_dir, run_eval
+from .runner import new_run_dir, prepare_run, run_eval
 from .suite import load_suite, select_tasks
 from .summary import render_markdown, write_summary
 from .task import TaskError
 
+PROG = "python -m evals"
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m evals", description=__doc__)
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run", help="run a suite's tasks through the agent over ACP")
@@ -69,8 +71,12 @@ def _ids(text: str) -> list[str]:
 
 
 async def _interruptible(config: RunConfig, run_dir: Path, console: Console) -> bool:
-    """Run; SIGINT or SIGTERM stops the trials cleanly (agents and servers ended). True if it finished."""
+    """Run; SIGINT or SIGTERM stops the trials cleanly (agents and servers ended). True if it finished.
+
+    An error of the run itself is raised as it is, not wrapped in the task group's ExceptionGroup.
+    """
     finished = False
+    error: Exception | None = None
     async with anyio.create_task_group() as tg:
 
         async def watch() -> None:
@@ -80,9 +86,14 @@ async def _interruptible(config: RunConfig, run_dir: Path, console: Console) -> 
                     tg.cancel_scope.cancel()
 
         tg.start_soon(watch)
-        await run_eval(config, run_dir, console=console)
-        finished = True
+        try:
+            await run_eval(config, run_dir, console=console)
+            finished = True
+        except Exception as exc:
+            error = exc
         tg.cancel_scope.cancel()
+    if error is not None:
+        raise error
     return finished
 
 
@@ -105,6 +116,7 @@ def _run(args: argparse.Namespace, console: Console) -> int:
             retries=args.retries,
         )
         run_dir = args.out or new_run_dir(config)
+    prepare_run(config, run_dir)  # an unknown suite or task, or a clash with run_dir, stops here: no folder
     console.print(f"run folder: {run_dir}")
     if not anyio.run(_interruptible, config, run_dir, console):
         return 130
@@ -140,6 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(render_markdown(write_summary(args.run, config, load_results(args.run))))
             return 0
     except (TaskError, ValidationError, ValueError, OSError) as exc:
-        console.print(f"[red]error:[/] {exc}")
-        return 2
+        return _error(str(exc))
+    return 2
+
+
+def _error(message: str) -> int:
+    """One plain line on stderr (rich would wrap it at the console width), and the exit code 2."""
+    print(f"{PROG}: error: {message}", file=sys.stderr)
     return 2

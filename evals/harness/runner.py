@@ -42,6 +42,15 @@ def pending_trials(config: RunConfig, tasks: list[Task], run_dir: Path) -> list[
     ]
 
 
+def prepare_run(config: RunConfig, run_dir: Path) -> list[Task]:
+    """The run's tasks, once everything it needs is known to be there; raises (TaskError, ValueError) and
+    creates nothing otherwise, so a run that cannot start leaves no folder behind."""
+    tasks = select_tasks(load_suite(config.suite), config.tasks)
+    if (run_dir / "run.json").is_file() and RunConfig.load(run_dir) != config:
+        raise ValueError(f"{run_dir} holds a run with other settings; resume it with --resume alone")
+    return tasks
+
+
 async def run_eval(
     config: RunConfig,
     run_dir: Path,
@@ -54,14 +63,10 @@ async def run_eval(
 
     `limiter` (default: `config.workers` slots) may be shared by runs going on at once, to bound them together.
     """
+    tasks = await anyio.to_thread.run_sync(prepare_run, config, run_dir)
     await anyio.Path(run_dir).mkdir(parents=True, exist_ok=True)
-    if await anyio.Path(run_dir / "run.json").is_file():
-        saved = RunConfig.load(run_dir)
-        if saved != config:
-            raise ValueError(f"{run_dir} holds a run with other settings; resume it with --resume alone")
-    else:
+    if not await anyio.Path(run_dir / "run.json").is_file():
         config.save(run_dir)
-    tasks = select_tasks(load_suite(config.suite), config.tasks)
     todo = pending_trials(config, tasks, run_dir)
     console = console or Console(stderr=True)
     limiter = limiter or anyio.CapacityLimiter(config.workers)

@@ -64,19 +64,36 @@ def _from_module(name: str, path: Path) -> Suite:
     return suite
 
 
+class UnknownSuiteError(TaskError):
+    """`--suite` names nothing the harness can load."""
+
+
+def _holds_tasks(folder: Path) -> bool:
+    """A task folder, or a folder with at least one task folder in it."""
+    return (folder / "task.toml").is_file() or any((sub / "task.toml").is_file() for sub in folder.iterdir())
+
+
+def known_suites() -> list[str]:
+    """The names `load_suite` takes: registered ones, and the folders of evals/suites that are suites."""
+    named = [f.name for f in SUITES_DIR.iterdir() if f.is_dir() and ((f / "suite.py").is_file() or _holds_tasks(f))]
+    return sorted({*_REGISTRY, *named})
+
+
 def load_suite(spec: str) -> Suite:
     if spec in _REGISTRY:
         return _REGISTRY[spec]()
     named = SUITES_DIR / spec
     if (named / "suite.py").is_file():
         return _from_module(spec, named / "suite.py")
-    if named.is_dir():
+    if named.is_dir() and _holds_tasks(named):
         return DirectorySuite(named.name, named)  # `spec` may be an absolute path: name the suite by its folder
     path = Path(spec)
-    if path.is_dir():
+    if path.is_dir() and _holds_tasks(path):
         return DirectorySuite(path.resolve().name, path.resolve())
-    known = sorted({*_REGISTRY, *(p.name for p in SUITES_DIR.iterdir() if p.is_dir())})
-    raise TaskError(f"no suite {spec!r}: not a registered name, not one of {known}, not a folder")
+    raise UnknownSuiteError(
+        f"unknown suite {spec!r}: the known suites are {', '.join(known_suites())} "
+        "(or give the path of a folder of task folders)"
+    )
 
 
 def select_tasks(suite: Suite, only: Sequence[str] = ()) -> list[Task]:
