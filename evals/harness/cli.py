@@ -6,8 +6,9 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import anyio
 from pydantic import ValidationError
@@ -17,6 +18,7 @@ from .check import check_tasks, render_checks
 from .client import PROFILES
 from .compare import compare_runs
 from .config import RunConfig
+from .errors import one_line
 from .export import export_preds
 from .results import load_results
 from .runner import new_run_dir, prepare_run, run_eval
@@ -27,27 +29,51 @@ from .task import TaskError
 PROG = "python -m evals"
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (argparse prints the whole usage first, which buries the message)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _count(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` (up to `high`)."""
+    wanted = f"a whole number from {low} to {high}" if high is not None else f"a whole number, at least {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}")
+        return value
+
+    return parse
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__)
+    parser = _Parser(prog=PROG, description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser("run", help="run a suite's tasks through the agent over ACP")
-    run.add_argument("--suite", help="suite name (evals/suites/NAME) or a folder of tasks")
+    run.set_defaults(command_parser=run)
+    run.add_argument("--suite", metavar="NAME", help="suite name (evals/suites/NAME) or a folder of tasks")
     run.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     run.add_argument("--model", help="litellm model string, e.g. anthropic/claude-sonnet-4-5 (a real run)")
     run.add_argument("--offline", choices=["golden", "null"], help="play each task's golden.json or null.json")
     run.add_argument("--profile", choices=PROFILES, default="editor", help="the client the harness plays")
     run.add_argument("--permission", choices=["allow", "reject"], default="allow", help="permission answers")
-    run.add_argument("--trials", type=int, default=1, help="trials per task (pass@k uses k = trials)")
-    run.add_argument("--workers", type=int, default=1, help="trials run at once")
-    run.add_argument("--retries", type=int, default=0, help="second tries with the failing test output")
+    run.add_argument("--trials", type=_count(1), default=1, help="trials per task (pass@k uses k = trials)")
+    run.add_argument("--workers", type=_count(1), default=1, help="trials run at once")
+    run.add_argument("--retries", type=_count(0, 3), default=0, help="second tries with the failing test output")
     run.add_argument("--out", type=Path, help="the run folder (default: evals/runs/<stamp>-<suite>-<model>)")
     run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run")
 
     check = commands.add_parser("check-tasks", help="oracle passes, untouched workspace fails; no model")
     check.add_argument("suite", nargs="?", default="smoke")
     check.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
-    check.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1))
+    check.add_argument("--workers", type=_count(1), default=min(4, os.cpu_count() or 1))
 
     compare = commands.add_parser("compare", help="tasks fixed and broken, cost and time deltas")
     compare.add_argument("run_a", type=Path)
@@ -56,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export-preds", help="SWE-bench predictions (one patch per task)")
     export.add_argument("run", type=Path)
     export.add_argument("--out", type=Path, required=True)
-    export.add_argument("--trial", type=int, default=1, help="which trial of each task")
+    export.add_argument("--trial", type=_count(1), default=1, help="which trial of each task")
 
     commands.add_parser(
         "import-swebench", help="SWE-bench JSONL instances + local checkouts -> a suite", add_help=False
@@ -102,8 +128,13 @@ def _run(args: argparse.Namespace, console: Console) -> int:
         run_dir: Path = args.resume
         config = RunConfig.load(run_dir)
     else:
+        usage: argparse.ArgumentParser = args.command_parser
         if not args.suite:
-            raise TaskError("run needs --suite (or --resume RUN_DIR)")
+            usage.error("give --suite NAME (or --resume RUN_DIR)")
+        if args.model is None and args.offline is None:
+            usage.error("give --model MODEL (a real run) or --offline golden|null (scripted, no key needed)")
+        if args.model is not None and args.offline is not None:
+            usage.error("give --model MODEL or --offline golden|null, not both")
         config = RunConfig(
             suite=args.suite,
             tasks=_ids(args.tasks),
@@ -130,9 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from evals.suites.swebench.importer import main as import_swebench
 
         return import_swebench(arguments[1:])
-    args = _parser().parse_args(arguments)
     console = Console(stderr=True)
     try:
+        args = _parser().parse_args(arguments)
         if args.command == "run":
             return _run(args, console)
         if args.command == "check-tasks":
@@ -151,7 +182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = RunConfig.load(args.run)
             print(render_markdown(write_summary(args.run, config, load_results(args.run))))
             return 0
-    except (TaskError, ValidationError, ValueError, OSError) as exc:
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), already printed
+        return exc.code if isinstance(exc.code, int) else 2
+    except ValidationError as exc:
+        return _error(one_line(exc))
+    except (TaskError, ValueError, OSError) as exc:
         return _error(str(exc))
     return 2
 

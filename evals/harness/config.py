@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .client import PermissionPolicy, Profile
+from .errors import one_line
 from .offline import API_KEY, MODEL
 from .procs import tool_path
 from .task import Task
@@ -56,7 +57,13 @@ class RunConfig(BaseModel):
 
     @classmethod
     def load(cls, run_dir: Path) -> RunConfig:
-        return cls.model_validate_json((run_dir / "run.json").read_text(encoding="utf-8"))
+        path = run_dir / "run.json"
+        try:
+            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise ValueError(f"{run_dir} is not a run folder (it has no run.json)") from exc
+        except ValidationError as exc:
+            raise ValueError(f"{path} does not hold a run's settings: {one_line(exc)}") from exc
 
 
 def python_env(base: Mapping[str, str] | None = None) -> dict[str, str]:

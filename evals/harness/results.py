@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import one_line
 
 FailureMode = Literal[
     "harness_error",  # the harness could not run the trial (a bug or a broken task, not the agent's fault)
@@ -72,7 +74,11 @@ class TrialResult(BaseModel):
 
     @classmethod
     def load(cls, folder: Path) -> TrialResult:
-        return cls.model_validate_json((folder / "result.json").read_text(encoding="utf-8"))
+        path = folder / "result.json"
+        try:
+            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValidationError as exc:
+            raise ValueError(f"{path} is not a trial's result: {one_line(exc)}") from exc
 
 
 def trial_dir(run_dir: Path, task: str, trial: int) -> Path:

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import one_line
 
 ScriptKind = Literal["golden", "null"]
 
@@ -88,6 +90,8 @@ class Task:
         try:
             config = TaskConfig.model_validate(tomllib.loads((root / "task.toml").read_text(encoding="utf-8")))
             instruction = (root / "instruction.md").read_text(encoding="utf-8")
+        except ValidationError as exc:
+            raise TaskError(f"{root / 'task.toml'}: {one_line(exc)}") from exc
         except (OSError, ValueError) as exc:
             raise TaskError(f"{root}: {exc}") from exc
         if not (root / "workspace").is_dir():

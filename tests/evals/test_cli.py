@@ -53,3 +53,61 @@ def test_an_unknown_task_is_one_line_and_creates_no_folder(tmp_path: Path, capsy
     assert main([*argv, "--out", str(tmp_path / "run")]) == 2
     assert "suite smoke has no task nope" in _one_error_line(capsys)
     assert not (tmp_path / "run").exists()
+
+
+def test_run_without_a_model_says_to_give_model_or_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--suite", "smoke", "--out", str(tmp_path / "run")]) == 2
+    line = _one_error_line(capsys)
+    assert "--model MODEL" in line and "--offline golden|null" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_run_with_both_a_model_and_offline_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--suite", "smoke", "--model", "openai/x", "--offline", "golden"]) == 2
+    assert "not both" in _one_error_line(capsys)
+
+
+BAD_NUMBERS = {
+    "--trials 0": (["run", "--suite", "smoke", "--offline", "golden", "--trials", "0"], "--trials"),
+    "--workers 0": (["run", "--suite", "smoke", "--offline", "golden", "--workers", "0"], "--workers"),
+    "--workers two": (["run", "--suite", "smoke", "--offline", "golden", "--workers", "two"], "--workers"),
+    "--retries 9": (["run", "--suite", "smoke", "--offline", "golden", "--retries", "9"], "--retries"),
+    "check-tasks --workers -1": (["check-tasks", "--workers", "-1"], "--workers"),
+    "export-preds --trial 0": (["export-preds", "RUN", "--out", "p.jsonl", "--trial", "0"], "--trial"),
+}
+
+
+@pytest.mark.parametrize(("argv", "option"), BAD_NUMBERS.values(), ids=BAD_NUMBERS.keys())
+def test_a_bad_number_is_a_one_line_usage_error(
+    argv: list[str], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    line = _one_error_line(capsys)
+    assert f"argument {option}: must be a whole number" in line
+
+
+def test_resume_of_a_folder_that_is_no_run_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--resume", str(tmp_path)]) == 2
+    assert f"{tmp_path} is not a run folder (it has no run.json)" in _one_error_line(capsys)
+
+
+def test_a_run_json_with_bad_settings_names_the_file_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "run.json").write_text('{"suite": "smoke", "offline": "golden", "trials": 0}')
+    assert main(["summary", str(tmp_path)]) == 2
+    line = _one_error_line(capsys)
+    assert str(tmp_path / "run.json") in line and "trials: Input should be greater than or equal to 1" in line
+
+
+def test_a_task_toml_with_a_bad_field_names_the_file_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    task = tmp_path / "suite" / "t"
+    (task / "workspace").mkdir(parents=True)
+    (task / "instruction.md").write_text("Do it.")
+    (task / "task.toml").write_text('id = "t"\ndescription = "d"\n[timeouts]\nstart_seconds = -1\n')
+    assert main(["check-tasks", str(tmp_path / "suite")]) == 2
+    line = _one_error_line(capsys)
+    assert str(task / "task.toml") in line
+    assert "timeouts.start_seconds: Input should be greater than 0; verifier: Field required" in line
