@@ -1,4 +1,4 @@
-"""`python -m evals check-tasks [SUITE]`: every task is sound without any model.
+"""`python -m evals check-tasks [--suite SUITE]`: every task is sound without any model.
 
 For each task: its offline scripts parse as `Script`s whose tool calls fit the agent's tools (names and
 arguments); the untouched workspace FAILS the verifier; the workspace with the oracle solution applied PASSES

@@ -71,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run")
 
     check = commands.add_parser("check-tasks", help="oracle passes, untouched workspace fails; no model")
-    check.add_argument("suite", nargs="?", default="smoke")
+    check.set_defaults(command_parser=check)
+    check.add_argument("--suite", metavar="NAME", help="suite name or a folder of tasks (default: smoke)")
+    check.add_argument("suite_alias", nargs="?", metavar="SUITE", help="the same as --suite (the older form)")
     check.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     check.add_argument("--workers", type=_count(1), default=min(4, os.cpu_count() or 1))
 
@@ -155,6 +157,13 @@ def _run(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _check_suite(args: argparse.Namespace) -> str:
+    """check-tasks takes `--suite NAME`, as run does, or the suite as its one positional argument."""
+    if args.suite and args.suite_alias and args.suite != args.suite_alias:
+        args.command_parser.error(f"name the suite once: --suite {args.suite} or {args.suite_alias}")
+    return str(args.suite or args.suite_alias or "smoke")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["import-swebench"]:
@@ -167,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             return _run(args, console)
         if args.command == "check-tasks":
-            suite = load_suite(args.suite)
+            suite = load_suite(_check_suite(args))
             checks = anyio.run(check_tasks, suite, select_tasks(suite, _ids(args.tasks)), args.workers)
             print(render_checks(checks))
             return 0 if all(check.ok for check in checks) else 1

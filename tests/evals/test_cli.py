@@ -111,3 +111,34 @@ def test_a_task_toml_with_a_bad_field_names_the_file_and_field(
     line = _one_error_line(capsys)
     assert str(task / "task.toml") in line
     assert "timeouts.start_seconds: Input should be greater than 0; verifier: Field required" in line
+
+
+def _sound_task(suite: Path) -> Path:
+    task = suite / "t"
+    (task / "workspace").mkdir(parents=True)
+    (task / "workspace" / "value.txt").write_text("1\n")
+    (task / "solution").mkdir()
+    (task / "solution" / "solve.sh").write_text("echo 2 > value.txt\n")
+    (task / "instruction.md").write_text("Set value.txt to 2.")
+    (task / "task.toml").write_text('id = "t"\ndescription = "d"\n[verifier]\ncommand = \'grep -qx 2 value.txt\'\n')
+    return task
+
+
+@pytest.mark.parametrize("form", ["--suite", "positional"])
+def test_check_tasks_takes_the_suite_as_run_does_or_positionally(
+    form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _sound_task(tmp_path / "suite")
+    suite = ["--suite", str(tmp_path / "suite")] if form == "--suite" else [str(tmp_path / "suite")]
+    assert main(["check-tasks", *suite, "--workers", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1/1 tasks sound"
+
+
+def test_check_tasks_checks_smoke_by_default(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-tasks", "--tasks", "config-edit", "--workers", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("ok   config-edit")
+
+
+def test_check_tasks_refuses_two_different_suites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-tasks", "smoke", "--suite", "humaneval"]) == 2
+    assert "name the suite once" in _one_error_line(capsys)

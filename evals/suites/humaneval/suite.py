@@ -12,7 +12,7 @@ change to either builds afresh) and yields `Task.from_dir(...)` for each:
 - `golden.json`: one `write_file` of that full solution, then a text reply; `null.json`: text only.
 
 Task ids are `HumanEval_<n>` (`--tasks HumanEval_0,HumanEval_7`). `EVALS_HUMANEVAL_LIMIT=N` keeps the
-first N problems only (for quick runs: `EVALS_HUMANEVAL_LIMIT=5 python -m evals check-tasks humaneval`).
+first N problems only (for quick runs: `EVALS_HUMANEVAL_LIMIT=5 python -m evals check-tasks --suite humaneval`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python -m evals.suites.swebench.importer INSTANCES.jsonl --repos DIR --out evals/suites/NAME \\
         [--instances ID,ID] [--python PYTHON] [--verifier-seconds S]
-    python -m evals check-tasks NAME
+    python -m evals check-tasks --suite NAME
     python -m evals run --suite NAME --model ... && python -m evals export-preds RUN --out preds.jsonl
 
 Each JSONL line is a SWE-bench instance: `instance_id`, `repo` (`owner/name`), `base_commit`,
