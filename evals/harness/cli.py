@@ -20,6 +20,7 @@ from .compare import compare_runs
 from .config import RunConfig
 from .errors import one_line
 from .export import export_preds
+from .needs import require
 from .results import load_results
 from .runner import new_run_dir, prepare_run, run_eval
 from .suite import load_suite, select_tasks
@@ -177,7 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args, console)
         if args.command == "check-tasks":
             suite = load_suite(_check_suite(args))
-            checks = anyio.run(check_tasks, suite, select_tasks(suite, _ids(args.tasks)), args.workers)
+            tasks = select_tasks(suite, _ids(args.tasks))
+            require(tasks)  # a verifier that cannot run would make every oracle look broken
+            checks = anyio.run(check_tasks, suite, tasks, args.workers)
             print(render_checks(checks))
             return 0 if all(check.ok for check in checks) else 1
         if args.command == "compare":

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .config import RunConfig
+from .needs import require
 from .results import TrialResult, load_results, trial_dir
 from .suite import load_suite, select_tasks
 from .summary import write_summary
@@ -43,11 +44,12 @@ def pending_trials(config: RunConfig, tasks: list[Task], run_dir: Path) -> list[
 
 
 def prepare_run(config: RunConfig, run_dir: Path) -> list[Task]:
-    """The run's tasks, once everything it needs is known to be there; raises (TaskError, ValueError) and
-    creates nothing otherwise, so a run that cannot start leaves no folder behind."""
+    """The run's tasks, once everything it needs is known to be there (see needs.py); raises (TaskError,
+    ValueError) and creates nothing otherwise, so a run that cannot start leaves no folder behind."""
     tasks = select_tasks(load_suite(config.suite), config.tasks)
     if (run_dir / "run.json").is_file() and RunConfig.load(run_dir) != config:
         raise ValueError(f"{run_dir} holds a run with other settings; resume it with --resume alone")
+    require(tasks, schema=True)
     return tasks
 
 

