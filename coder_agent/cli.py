@@ -1,4 +1,4 @@
-"""Command-line entry points: `coder-agent acp` (and, later, `run` and `sessions`)."""
+"""Command-line entry points: `coder-agent acp`, `coder-agent run` and `coder-agent sessions`."""
 
 from __future__ import annotations
 
@@ -7,9 +7,19 @@ import sys
 
 from . import __version__
 
+TTY_HINT = (
+    b"coder-agent acp: this is an Agent Client Protocol server that editors launch; it reads JSON-RPC on stdin. "
+    b"From a shell, use `coder-agent run` (see `coder-agent acp --help`).\n"
+)
+
 
 def run_acp() -> int:
     """`coder-agent acp`. The order matters: protect stdout, answer `initialize`, then load the runtime."""
+    if os.isatty(0):  # typed in a terminal, not launched by an editor: say so, instead of a blank screen
+        try:
+            os.write(2, TTY_HINT)
+        except OSError:
+            pass
     from .acp.early import answer_initialize, reserve_stdout
 
     protocol_fd = reserve_stdout()
@@ -50,10 +60,15 @@ def run_acp() -> int:
 def _parser() -> object:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="coder-agent", description="A coding agent for ACP editors.")
+    parser = argparse.ArgumentParser(
+        prog="coder-agent",
+        description="A coding agent for ACP editors.",
+        epilog="`coder-agent acp --help` lists every setting and where the config and log files are.",
+    )
     parser.add_argument("--version", action="version", version=f"coder-agent {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("acp", help="speak the Agent Client Protocol on stdio (editors launch this)")
+    acp_help = "speak the Agent Client Protocol on stdio: editors launch this (its settings: acp --help)"
+    commands.add_parser("acp", help=acp_help, add_help=False)
     commands.add_parser("run", help="run the agent on one prompt, headless (coder-agent run --help)", add_help=False)
     commands.add_parser("sessions", help="list, show, export or delete saved sessions (see `sessions --help`)")
     return parser
@@ -67,6 +82,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.flush()
         # Skip interpreter teardown (~0.5 s once litellm is loaded) and any worker thread still importing.
         os._exit(code)
+    if args[:1] == ["acp"]:  # `acp --help`; any other argument is a usage error (exit 2)
+        from .cli_help import acp_parser
+
+        acp_parser().parse_args(args[1:])
+        main(["acp"])  # `acp --`: serve, and exit
     if args[:1] == ["run"]:
         from .headless import main as run_main
 

@@ -1,7 +1,8 @@
 """`coder-agent sessions`: list, show, export and delete the sessions saved in `$CODER_AGENT_HOME/sessions.db`.
 
 This is the CLI's own output, so it goes to stdout. Problems go to stderr, with exit code 1 for an unknown
-session and 2 for a store that cannot be used (missing, corrupt) or a bad command line.
+session and 2 for a store that cannot be used (corrupt, unreadable) or a bad command line. Before the agent
+has saved anything there is no store: `list` says so, and nothing here creates one.
 """
 
 from __future__ import annotations
@@ -44,9 +45,6 @@ def store_path() -> Path:
 
 
 def open_store(path: Path) -> SqliteSessionStore:
-    if not path.exists():  # opening would create it: say there is nothing instead
-        message = f"no saved sessions: {path} does not exist (is CODER_AGENT_HOME set as for the agent?)"
-        raise CliError(message, UNUSABLE)
     try:
         return SqliteSessionStore(path)
     except StoreError as exc:
@@ -76,6 +74,16 @@ def parse(body: bytes | str) -> Json:
     if isinstance(value, dict):
         return value
     return {"unreadable": body.decode("utf-8", "replace") if isinstance(body, bytes) else body}
+
+
+def nothing_saved(args: argparse.Namespace, path: Path, out: TextIO) -> int:
+    """No store yet (a fresh install, or another CODER_AGENT_HOME): no sessions, and none to find."""
+    if args.command == "list":
+        out.write("[]\n" if args.json else f"No saved sessions yet (the agent creates {path} for the first one).\n")
+        return 0
+    for session_id in args.ids if args.command == "delete" else [args.id]:
+        sys.stderr.write(f"coder-agent: unknown session {session_id}: no sessions saved yet ({path} does not exist)\n")
+    return NOT_FOUND
 
 
 # ---- list, export, delete ----------------------------------------------------------------------------------
@@ -269,6 +277,8 @@ def main(argv: list[str]) -> int:
     path: Path | None = None
     try:
         path = store_path()
+        if not path.exists():  # opening the store would create it (and its folder)
+            return nothing_saved(args, path, sys.stdout)
         store = open_store(path)
         try:
             code: int = args.run(store, args, sys.stdout)

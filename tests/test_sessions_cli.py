@@ -187,12 +187,33 @@ def test_delete_removes_known_sessions_and_fails_with_1_naming_unknown_ones(
         assert "unknown session sess_1" in capsys.readouterr().err
 
 
-def test_without_a_store_every_command_fails_with_2_and_creates_nothing(
-    home: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("folder_exists", [False, True])  # True: the agent ran (and logged) but saved nothing
+def test_before_any_session_is_saved_list_says_so_and_nothing_is_created(
+    home: Path, folder_exists: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["list"]) == 2
-    assert f"{home / 'sessions.db'} does not exist" in capsys.readouterr().err
+    if folder_exists:
+        (home / "logs").mkdir(parents=True)
+    assert main(["list"]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"No saved sessions yet (the agent creates {home / 'sessions.db'} for the first one).\n"
+    assert err == ""
+    assert main(["list", "--json", "--cwd", "/w"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert not (home / "sessions.db").exists()
+    assert home.exists() == folder_exists
+
+
+@pytest.mark.parametrize("argv", [["show", "sess_1"], ["export", "sess_1", "-o", "out.json"], ["delete", "sess_1"]])
+def test_before_any_session_is_saved_a_named_session_is_unknown_and_nothing_is_created(
+    home: Path, argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    store = home / "sessions.db"
+    assert err == f"coder-agent: unknown session sess_1: no sessions saved yet ({store} does not exist)\n"
     assert not home.exists()
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_a_corrupt_store_fails_with_2_naming_the_file_and_no_traceback(

@@ -81,6 +81,10 @@ class Output(Protocol):
         """Nothing is drawn while this is open: the user is being asked something on the terminal."""
         ...
 
+    async def animate(self) -> None:
+        """Redraw what moves (streamed text, spinners) until cancelled; returns at once if nothing does."""
+        ...
+
     def result(self, result: RunResult) -> None: ...
 
     def error(self, message: str, session_id: str | None = None) -> None: ...
@@ -127,6 +131,9 @@ class JsonOutput:
     @contextmanager
     def paused(self) -> Iterator[None]:
         yield
+
+    async def animate(self) -> None:
+        return
 
     def result(self, result: RunResult) -> None:
         self._object(

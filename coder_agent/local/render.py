@@ -4,6 +4,10 @@ Agent text streams into a live preview (the tail of the message, as Markdown) an
 once the message is complete; thoughts likewise, dimmed. A tool call shows its diff when it is announced,
 a spinner while it runs, then one line with its outcome (and a command's output, a failure's message).
 When stdout is not a terminal nothing is animated: each piece is printed once it is complete.
+
+Everything is drawn from the event loop's thread, `animate` included: rich's own refresh thread would race
+with the prints made here (rich's console is not thread-safe, Textualize/rich#1530), and the two would each
+move the cursor from the same place, erasing or repeating lines.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import anyio
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.live import Live
 from rich.markdown import Markdown
@@ -37,6 +42,7 @@ from .blocks import diff_text, output_tail, plan_checklist, summary_line
 from .output import RunResult
 
 _SHORT_SUMMARY = 100  # a read's or search's one-line result is shown after its title up to this length
+_REFRESH_INTERVAL = 0.1  # seconds between two redraws of the live area
 
 
 @dataclass
@@ -71,9 +77,11 @@ def _texts(content: list[ToolCallContent] | None) -> list[str]:
 
 
 class _LiveView:
-    """The live area: the tail of the text being streamed, then a spinner per running tool call.
+    """The live area: the tail of the text being streamed, a spinner per running tool call, then a blank line.
 
-    Rendered by rich's refresh thread, while the event loop changes `block` and `running`.
+    The blank line is where the cursor rests. What the terminal echoes there (`^C` when the user interrupts)
+    is erased with the area; at the end of a full-width line it would wrap onto a new line instead, and the
+    next redraw, starting from one line too low, would leave the area's first line behind on the screen.
     """
 
     def __init__(self) -> None:
@@ -89,6 +97,7 @@ class _LiveView:
                 yield from line
                 yield Segment.line()
         yield from spinners
+        yield Segment(" ")  # a line of its own: a trailing newline alone would not count as one
 
 
 class RichOutput:
@@ -104,10 +113,19 @@ class RichOutput:
 
     def _animate(self) -> None:
         if self._live is None and self._console.is_terminal:
-            self._live = Live(
-                self._view, console=self._console, refresh_per_second=10, transient=True, redirect_stderr=False
-            )
-            self._live.start()
+            live = Live(self._view, console=self._console, auto_refresh=False, transient=True, redirect_stderr=False)
+            self._live = live
+            live.start(refresh=True)
+
+    def refresh(self) -> None:
+        """Redraw the live area (the text streamed so far, the spinners' next frame), if it is shown."""
+        if self._live is not None:
+            self._live.refresh()
+
+    async def animate(self) -> None:
+        while True:
+            await anyio.sleep(_REFRESH_INTERVAL)
+            self.refresh()
 
     def _stop(self) -> None:
         if self._live is not None:

@@ -163,6 +163,7 @@ async def run_prompt(
             async with anyio.create_task_group() as background:
                 build_agent(settings, client, client.set_capabilities, sessions, background, router)
                 background.start_soon(driver.watch, signals)
+                background.start_soon(output.animate)
                 try:
                     stop_reason = await driver.drive(request, sessions, tally)
                 except RequestError as exc:

@@ -11,7 +11,7 @@ import pytest
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory
 from tests.e2e.session_helpers import open_session, prompt
 from tests.support.acp_client import agent_command, base_env, spawn_agent
 
@@ -59,3 +59,24 @@ async def test_the_sessions_cli_lists_shows_exports_and_deletes_a_session_the_ag
     assert gone.returncode == 1
     assert f"unknown session {session_id}" in gone.stderr.decode() and b"Traceback" not in gone.stderr
     assert (await sessions("list")).stdout.decode() == "No saved sessions.\n"
+
+
+async def test_on_a_fresh_install_the_sessions_cli_finds_no_sessions_and_creates_nothing(
+    workspace: Path, tmp_path: Path
+) -> None:
+    user = tmp_path / "user"  # a new user: no CODER_AGENT_HOME, no XDG_DATA_HOME, nothing under ~/.local
+    user.mkdir()
+    env = {**base_env(), "PYTHONPATH": str(REPO_ROOT), "HOME": str(user)}
+    store = user / ".local" / "share" / "coder-agent" / "sessions.db"
+
+    async def sessions(*args: str) -> tuple[int, str, str]:
+        with anyio.fail_after(30):
+            done = await anyio.run_process(agent_command(["sessions", *args]), env=env, cwd=workspace, check=False)
+        return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+    assert await sessions("list") == (0, f"No saved sessions yet (the agent creates {store} for the first one).\n", "")
+    for command in (["show", "sess_x"], ["export", "sess_x"], ["delete", "sess_x"]):
+        code, out, err = await sessions(*command)
+        assert (code, out) == (1, ""), err
+        assert err == f"coder-agent: unknown session sess_x: no sessions saved yet ({store} does not exist)\n"
+    assert list(user.iterdir()) == []

@@ -1,0 +1,85 @@
+"""What `coder-agent acp --help` says: what the command is for, every setting, and where its files are.
+
+The settings are listed from the `Settings` model itself (names, defaults, descriptions), so the help cannot
+fall behind it. Nothing here creates a file or a folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic.fields import FieldInfo
+
+from .settings import PREFIX, Settings, default_home, read_dotenv
+
+DESCRIPTION = """\
+Speak the Agent Client Protocol (ACP v1: newline-delimited JSON-RPC 2.0) on stdin and stdout.
+Editors (Zed, JetBrains IDEs, any ACP client) launch this command and talk to it; started by hand
+in a terminal it only waits for JSON-RPC on stdin. To give the agent a task from a shell, use
+`coder-agent run` (see `coder-agent run --help`); to read saved sessions, `coder-agent sessions`."""
+
+
+def resolved_home(environ: Mapping[str, str], dotenv: Path = Path(".env")) -> Path:
+    """`$CODER_AGENT_HOME` as `Settings.load` finds it: the environment, then `./.env`, then the default."""
+    env = {**read_dotenv(dotenv), **environ}
+    raw = env.get(f"{PREFIX}HOME")
+    return (Path(raw) if raw is not None else default_home(env)).absolute()
+
+
+def _default(name: str, field: FieldInfo) -> str:
+    if name == "home":  # computed by `Settings.load`, from the environment
+        return "$XDG_DATA_HOME/coder-agent, else ~/.local/share/coder-agent"
+    if field.is_required():
+        return "none: required"
+    value = field.get_default(call_default_factory=True)
+    if value is None or value == []:
+        return "unset"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _entry(left: str, right: str, column: int, width: int) -> str:
+    """`left` in a column, `right` beside it, wrapped under itself (`left` is shorter than the column)."""
+    indent = f"  {left:<{column - 2}}"
+    return textwrap.fill(right, width, initial_indent=indent, subsequent_indent=" " * column, break_on_hyphens=False)
+
+
+def settings_text(width: int) -> str:
+    names = {name: PREFIX + name.upper() for name in Settings.model_fields}
+    column = max(len(name) for name in names.values()) + 4
+    lines = ["settings (from the environment, then ./.env, then the config file below):"]
+    for name, field in Settings.model_fields.items():
+        meaning = (field.description or "").rstrip(".")
+        if field.annotation is not None and getattr(field.annotation, "__origin__", None) is list:
+            meaning += ", comma-separated"
+        lines.append(_entry(names[name], f"{meaning} (default: {_default(name, field)})", column, width))
+    return "\n".join(lines)
+
+
+def files_text(home: Path, width: int) -> str:
+    column = 16
+    config = f"{home / 'config.toml'} ($CODER_AGENT_HOME/config.toml): the settings above in lower case, "
+    config += f'without the {PREFIX} prefix (model = "anthropic/claude-sonnet-4-5"); the environment wins'
+    entries = [
+        ("config file", config),
+        ("log file", f"{home / 'logs' / 'coder-agent.log'} ($CODER_AGENT_HOME/logs/coder-agent.log); also stderr"),
+        ("sessions", f"{home / 'sessions.db'} ($CODER_AGENT_HOME/sessions.db)"),
+    ]
+    return "\n".join(["files (for this user, now):", *(_entry(left, right, column, width) for left, right in entries)])
+
+
+def acp_parser() -> argparse.ArgumentParser:
+    width = max(shutil.get_terminal_size().columns - 2, 60)
+    epilog = settings_text(width) + "\n\n" + files_text(resolved_home(os.environ), width)
+    return argparse.ArgumentParser(
+        prog="coder-agent acp",
+        description=DESCRIPTION,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
