@@ -8,7 +8,8 @@ It gets:
   at once instead of hanging;
 - one pipe for stdout and stderr together, so the output reads in the order it was written;
 - its own session and process group, so it has no controlling terminal and the whole group (background
-  jobs included) can be killed at once.
+  jobs included) can be killed at once;
+- the agent's environment without the agent's credentials (`credentials.child_environment`).
 
 Output is kept up to `output_limit` bytes: the *end* is kept, as an ACP terminal's `outputByteLimit` does,
 because that is where errors and summaries are; `LocalRun.dropped_bytes` says how much of the start went.
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 
 import anyio
 from anyio.abc import ByteReceiveStream
+
+from ..credentials import child_environment
 
 SHELL = "/bin/sh"
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -160,8 +163,10 @@ def signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _environment(extra: dict[str, str] | None) -> dict[str, str] | None:
-    return None if extra is None else {**os.environ, **extra}
+def _environment(extra: dict[str, str] | None) -> dict[str, str]:
+    # The agent's own keys stay with the agent: `printenv` would put them on screen, in the session and in
+    # the next model request (see `credentials`).
+    return {**child_environment(), **(extra or {})}
 
 
 async def run_local(
@@ -169,7 +174,8 @@ async def run_local(
 ) -> LocalRun:
     """Run `command` through `/bin/sh -c` in `cwd` and return its output and how it ended.
 
-    `env` adds to (and overrides) the agent's own environment. Raises OSError when the shell cannot be
+    The command gets the agent's environment without the agent's credentials (`credentials`); `env` adds to
+    (and overrides) that. Raises OSError when the shell cannot be
     started (a missing `cwd`, say). A timeout is a normal result (`timed_out`); cancellation kills the
     group before it propagates.
     """

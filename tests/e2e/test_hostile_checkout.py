@@ -7,6 +7,7 @@ and plant keys of its own.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
@@ -59,3 +60,24 @@ async def test_a_checkouts_dotenv_neither_turns_on_bypass_nor_redirects_the_mode
     warning = agent.stderr_text()
     assert "ignoring" in warning and "CODER_AGENT_DEFAULT_MODE" in warning and "OPENAI_API_KEY" in warning
     assert PLANTED not in warning and attacker.url not in warning
+
+
+async def test_a_provider_key_from_the_users_dotenv_reaches_the_model_but_never_a_command(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    openai_key = "sk-user-openai-key-9876543210"
+    env = agent_env(CODER_AGENT_API_KEY=None, MY_SCRIPT_KEY=openai_key, GITHUB_TOKEN="ghp_users_own_token")
+    user_dotenv(env, f'OPENAI_API_KEY="{openai_key}"  # litellm reads it\n')
+    srv.enqueue(Reply.tool_calls([tool_call("run_command", {"command": "env"})]), Reply.text("Done."))
+    async with spawn_agent(env, client=RecordingClient("allow_once"), cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+            new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+            done = await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("show the env")])
+    assert done.stop_reason == "end_turn"
+    assert [request.headers["authorization"] for request in srv.requests] == [f"Bearer {openai_key}"] * 2
+    [command_output] = [m["content"] for m in srv.requests[1].body["messages"] if m["role"] == "tool"]
+    assert "GITHUB_TOKEN=ghp_users_own_token" in command_output  # the user's own variables pass
+    assert "CODER_AGENT_" not in command_output
+    assert openai_key not in command_output and "OPENAI_API_KEY" not in command_output
+    assert openai_key not in json.dumps(agent.messages)  # nor shown to the editor
