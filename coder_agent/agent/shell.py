@@ -15,7 +15,8 @@ Output is kept up to `output_limit` bytes: the *end* is kept, as an ACP terminal
 because that is where errors and summaries are; `LocalRun.dropped_bytes` says how much of the start went.
 
 The group is killed (SIGTERM, then SIGKILL after a short grace) on timeout, on cancellation, and when the
-shell exits: background jobs do not outlive the command that started them.
+shell exits: background jobs do not outlive the command that started them. Nor do they outlive the agent:
+while a group runs, the agent's `watchdog` would kill it should the agent die.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import anyio
 from anyio.abc import ByteReceiveStream
 
 from ..credentials import child_environment
+from .watchdog import WATCHDOG
 
 SHELL = "/bin/sh"
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -181,6 +183,7 @@ async def run_local(
     """
     # Shielded: a cancel while the process is being set up would leave it, and its group, running unseen.
     with anyio.CancelScope(shield=True):
+        WATCHDOG.start()
         process = await anyio.open_process(
             [SHELL, "-c", command],
             stdin=subprocess.DEVNULL,
@@ -190,7 +193,8 @@ async def run_local(
             env=_environment(env),
             start_new_session=True,
         )
-    pgid = process.pid  # a session leader's group id is its pid
+        pgid = process.pid  # a session leader's group id is its pid
+        WATCHDOG.watch(pgid)  # killed even if the agent is (see `watchdog`)
     assert process.stdout is not None
     tail = _Tail(output_limit)
     pumped = anyio.Event()
@@ -210,6 +214,7 @@ async def run_local(
             # The leader is in the group for good (a session leader cannot leave it). No `process.kill()`
             # here: Popen polls before signalling, reaping the exit status from under asyncio's watcher.
             await kill_group(pgid)
+            WATCHDOG.forget(pgid)
             await process.aclose()
     code = process.returncode
     return LocalRun(
