@@ -264,7 +264,7 @@ def profile_warm_load(home: Path) -> None:
     from coder_agent.server import serve
     from coder_agent.settings import Settings
 
-    settings = Settings.load({"CODER_AGENT_HOME": str(home), "CODER_AGENT_MODEL": "openai/bench"}, dotenv=None)
+    settings = Settings.load({"CODER_AGENT_HOME": str(home), "CODER_AGENT_MODEL": "openai/bench"}, user_files=False)
     profiler = cProfile.Profile()
 
     async def run() -> None:

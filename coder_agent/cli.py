@@ -38,7 +38,7 @@ def run_acp() -> int:
 
     from .logs import setup_logging
     from .server import serve_stdio
-    from .settings import Settings, SettingsError
+    from .settings import Settings, SettingsError, warn_about_workspace_dotenv
 
     try:
         settings = Settings.load()
@@ -46,6 +46,7 @@ def run_acp() -> int:
         sys.stderr.write(f"coder-agent: {exc}\n")
         return 2
     log_file = setup_logging(settings.log_level, settings.log_dir)
+    warn_about_workspace_dotenv()
     log = logging.getLogger("coder_agent")
     log.info("coder-agent %s speaking ACP on stdio (model %s, log %s)", __version__, settings.model, log_file)
     try:

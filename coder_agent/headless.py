@@ -123,7 +123,7 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
     from .local.permissions import RejectUnasked, TerminalAsk
     from .local.render import RichOutput
     from .local.run import RunError, RunRequest, run_prompt
-    from .settings import SettingsError
+    from .settings import SettingsError, warn_about_workspace_dotenv
 
     errors, terminal = Console(stderr=True, highlight=False), Console(highlight=False)
     for console in (errors, terminal):
@@ -135,6 +135,7 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
         output.error(str(exc))
         return EXIT_ERROR
     _quiet_logging(settings.log_level, settings.log_dir)
+    warn_about_workspace_dotenv()
 
     interactive = not args.json and sys.stdin.isatty() and sys.stderr.isatty()
     permissions: PermissionPolicy = TerminalAsk(output, errors) if interactive else RejectUnasked(output)

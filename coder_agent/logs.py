@@ -1,17 +1,38 @@
-"""Logging to stderr and to a log file under the agent's home. Never to stdout."""
+"""Logging to stderr and to a log file under the agent's home. Never to stdout.
+
+The log file holds prompts and code: it and its rotations are 600, the folders 700 (see `private`).
+"""
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
+import os
 import sys
 from pathlib import Path
 
+from .private import open_private, private_folder, tighten
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+LOG_FILE = "coder-agent.log"
+MAX_BYTES = 5_000_000
+BACKUPS = 3
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file created 600: rotation renames files (keeping the mode) and opens a new one here."""
+
+    def _open(self) -> io.TextIOWrapper:
+        fd = open_private(Path(self.baseFilename), os.O_WRONLY | os.O_APPEND)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)  # the handler closes it
 
 
 def setup_logging(level: str, log_dir: Path | None) -> Path | None:
-    """Configure the root logger; returns the log file's path, or None when it could not be opened."""
+    """Configure the root logger; returns the log file's path, or None when it could not be opened.
+
+    `log_dir` is the `logs` folder inside the agent's data folder: both folders are made private.
+    """
     root = logging.getLogger()
     root.setLevel(level)
     stderr = logging.StreamHandler(sys.__stderr__)
@@ -20,9 +41,12 @@ def setup_logging(level: str, log_dir: Path | None) -> Path | None:
     if log_dir is None:
         return None
     try:
-        log_dir.mkdir(parents=True, exist_ok=True)
-        path = log_dir / "coder-agent.log"
-        handler = logging.handlers.RotatingFileHandler(path, maxBytes=5_000_000, backupCount=3, delay=True)
+        private_folder(log_dir.parent)
+        private_folder(log_dir)
+        path = log_dir / LOG_FILE
+        for rotated in (path, *(path.with_name(f"{LOG_FILE}.{n}") for n in range(1, BACKUPS + 1))):
+            tighten(rotated)  # files an older version left readable by all
+        handler = PrivateRotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, delay=True)
     except OSError as exc:
         logging.getLogger(__name__).warning("no log file (%s); logging to stderr only", exc)
         return None

@@ -1,23 +1,65 @@
-"""All settings, in one place: the environment wins over a `.env` file, which wins over defaults."""
+"""All settings, in one place, read only from sources the user controls.
+
+In order of precedence:
+
+1. the process environment (the editor's agent configuration sets it);
+2. the user's `.env` in the config folder, `$XDG_CONFIG_HOME/coder-agent/.env` (`~/.config/coder-agent/.env`);
+3. the user's `.env` in the data folder, `$CODER_AGENT_HOME/.env`;
+4. the data folder's `config.toml` (the settings' names in lower case, without the prefix);
+5. the defaults.
+
+Nothing in the folder the agent starts in is read. Editors start the agent in whatever repository the user
+opened, maybe someone else's: a `.env` there could otherwise turn on `bypass` mode (every command runs
+unasked) or send the user's key to another host. `workspace_dotenv_warning` says so when one is there.
+
+The `.env` files' variables are added to the environment (never over a value already set), so the provider
+keys they hold (`OPENAI_API_KEY`, ...) reach litellm; `credentials` keeps them from child processes.
+"""
 
 from __future__ import annotations
 
+import io
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
+from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-PREFIX = "CODER_AGENT_"
+from .credentials import PREFIX, is_agent_variable
+
+log = logging.getLogger(__name__)
+
+DOTENV = ".env"
+MAX_WORKSPACE_DOTENV_BYTES = 1024 * 1024  # a workspace .env is only looked at to warn: read no more
 
 
 class SettingsError(Exception):
     """A setting has a value we cannot use; the message names it."""
 
 
+def _xdg_folder(environ: Mapping[str, str], variable: str, fallback: str) -> Path:
+    """An XDG base folder: the variable when it holds an absolute path (the spec ignores others), else the default."""
+    value = environ.get(variable, "")
+    if os.path.isabs(value):
+        return Path(value)
+    return Path(environ.get("HOME") or Path.home()) / fallback
+
+
 def default_home(environ: Mapping[str, str]) -> Path:
-    data_home = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".local" / "share")
-    return Path(data_home) / "coder-agent"
+    return _xdg_folder(environ, "XDG_DATA_HOME", ".local/share") / "coder-agent"
+
+
+def config_dir(environ: Mapping[str, str]) -> Path:
+    """The user's config folder: `$XDG_CONFIG_HOME/coder-agent`, by default `~/.config/coder-agent`."""
+    return _xdg_folder(environ, "XDG_CONFIG_HOME", ".config") / "coder-agent"
+
+
+def home_of(environ: Mapping[str, str]) -> Path:
+    """The data folder: `CODER_AGENT_HOME`, else `$XDG_DATA_HOME/coder-agent`."""
+    value = environ.get(PREFIX + "HOME", "").strip()
+    return Path(value).expanduser() if value else default_home(environ)
 
 
 class Settings(BaseModel):
@@ -73,17 +115,21 @@ class Settings(BaseModel):
         return self.home / "logs"
 
     @classmethod
-    def load(cls, environ: Mapping[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
-        env = dict(os.environ if environ is None else environ)
-        if dotenv is not None:
-            for key, value in read_dotenv(dotenv).items():
-                env.setdefault(key, value)
+    def load(cls, environ: MutableMapping[str, str] | None = None, *, user_files: bool = True) -> Settings:
+        """The settings from `environ` (default: the process environment) and the user's own files.
+
+        With `user_files`, the variables of the user's `.env` files are first added to `environ` (values already
+        set win), so that provider keys kept there reach litellm. Nothing is read from the current folder.
+        """
+        env = os.environ if environ is None else environ
+        if user_files:
+            merge_user_dotenv(env)
         values: dict[str, object] = {}
         for name in cls.model_fields:
             raw = env.get(PREFIX + name.upper())
             if raw is not None:
                 values[name] = raw
-        values.setdefault("home", default_home(env))
+        values["home"] = home_of(env)
         for option, setting in read_config_file(Path(str(values["home"])) / "config.toml").items():
             if option in cls.model_fields:
                 values.setdefault(option, setting)
@@ -95,6 +141,48 @@ class Settings(BaseModel):
                 for err in exc.errors(include_url=False)
             )
             raise SettingsError(f"invalid settings: {problems}") from None
+
+
+def user_dotenv_files(environ: Mapping[str, str]) -> list[Path]:
+    """The trusted `.env` files, first one winning: the config folder's, then the data folder's."""
+    files = [config_dir(environ) / DOTENV, home_of(environ) / DOTENV]
+    return files if files[0] != files[1] else files[:1]
+
+
+def merge_user_dotenv(environ: MutableMapping[str, str]) -> list[Path]:
+    """Add the variables of the user's `.env` files to `environ` (what is set wins); the files that were read.
+
+    The config folder's file may name the data folder (`CODER_AGENT_HOME`), so it is read first.
+    """
+    read: list[Path] = []
+    for which in range(2):  # the list is looked at again after the first file: it may move the data folder
+        files = user_dotenv_files(environ)
+        if which >= len(files):
+            break
+        values = read_dotenv(files[which])
+        if values is not None:
+            read.append(files[which])
+            for key, value in values.items():
+                environ.setdefault(key, value)
+    return read
+
+
+def read_dotenv(path: Path) -> dict[str, str] | None:
+    """A `.env` file's variables, as python-dotenv reads them (quotes, escapes, comments, multi-line values;
+    `export` allowed; no `${VAR}` expansion: values are literal). None when there is no such file."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            text = handle.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"cannot read {path}: {exc}") from None
+    return _parse_dotenv(text)
+
+
+def _parse_dotenv(text: str) -> dict[str, str]:
+    values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return {key: value for key, value in values.items() if value is not None}
 
 
 def read_config_file(path: Path) -> dict[str, object]:
@@ -111,23 +199,34 @@ def read_config_file(path: Path) -> dict[str, object]:
         raise SettingsError(f"invalid config file {path}: {exc}") from None
 
 
-def read_dotenv(path: Path) -> dict[str, str]:
-    """`KEY=value` lines; `export`, quotes and `#` comments are understood. A missing file is empty."""
+def workspace_dotenv_warning(start: Path, environ: Mapping[str, str]) -> str | None:
+    """What to tell the user when the folder the agent starts in has a `.env` naming our settings or keys.
+
+    That file is never read for settings or credentials (see the module's docstring). Only variable names are
+    quoted, never values; a file that is one of the user's own trusted files gets no warning.
+    """
+    path = start / DOTENV
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return {}
-    values: dict[str, str] = {}
-    for raw_line in text.splitlines():
-        line = raw_line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.removeprefix("export ").partition("=")
-        key, value = key.strip(), value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        if key:
-            values[key] = value
-    return values
+        if not path.is_file() or any(path.samefile(own) for own in user_dotenv_files(environ) if own.exists()):
+            return None
+        with path.open("rb") as handle:
+            text = handle.read(MAX_WORKSPACE_DOTENV_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    names = sorted(name for name in _parse_dotenv(text) if is_agent_variable(name))
+    if not names:
+        return None
+    return (
+        f"ignoring {', '.join(names)} in {path}: settings and keys are never read from the folder the agent "
+        f"starts in (it may be someone else's repository). Put them in {config_dir(environ) / DOTENV} or in the "
+        "editor's agent configuration (env)."
+    )
+
+
+def warn_about_workspace_dotenv(start: Path | None = None, environ: Mapping[str, str] | None = None) -> None:
+    """Log `workspace_dotenv_warning` for the current folder (once logging is set up), if there is one."""
+    message = workspace_dotenv_warning(
+        Path.cwd() if start is None else start, os.environ if environ is None else environ
+    )
+    if message is not None:
+        log.warning("%s", message)

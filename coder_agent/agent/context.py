@@ -25,6 +25,13 @@ from .client import Client
 log = logging.getLogger(__name__)
 
 MAX_LINKED_FILE_BYTES = 256 * 1024
+FIRST_PAGE_LINES = 1000  # a linked file is read through the editor a page of lines at a time
+MAX_PAGE_LINES = 20_000
+INVALID_PARAMS = -32602  # what Zed answers for a read past the end of a file
+
+
+class TooLarge(Exception):
+    """A linked file over `MAX_LINKED_FILE_BYTES`: the model is told how to read it instead."""
 
 
 def file_path_of(uri: str) -> str | None:
@@ -42,23 +49,64 @@ def _framed(uri: str, text: str) -> str:
     return f'<context uri="{uri}">\n{text}\n</context>'
 
 
+def too_large_note(path: str) -> str:
+    return (
+        f"[linked file {path} not included: it is larger than {MAX_LINKED_FILE_BYTES // 1024} KiB. "
+        "Read the parts you need with the read_file tool (offset and limit), or search it with grep.]"
+    )
+
+
+async def _read_through_editor(client: Client, session_id: str, path: str) -> str:
+    """The editor's text of `path` (unsaved edits included), read a page of lines at a time.
+
+    ACP's `fs/read_text_file` has no byte limit, only lines: each page is sized from the lines' length so far
+    to what is left of the cap, so no more than the cap and about one page is ever held. Raises `TooLarge`.
+    """
+    parts: list[str] = []
+    size = 0
+    line, page = 1, FIRST_PAGE_LINES
+    while True:
+        try:
+            text = await client.read_text_file(session_id, path, line, page)
+        except RequestError as exc:
+            if line > 1 and exc.code == INVALID_PARAMS:  # a page past the end: the last one was full
+                break
+            raise
+        size += len(text.encode("utf-8", errors="surrogatepass"))
+        if size > MAX_LINKED_FILE_BYTES:
+            raise TooLarge(path)
+        parts.append(text)
+        # str.splitlines breaks at more characters than any editor does, so this never sees an end too soon.
+        lines = len(text.splitlines())
+        if lines < page or text.count("\n") > page:  # the end; or an editor that ignores limit sent it all
+            break
+        line += page
+        left = MAX_LINKED_FILE_BYTES - size
+        page = max(1, min(MAX_PAGE_LINES, int(left * (line - 1) / max(size, 1)) + 1))
+    return "".join(parts)
+
+
+async def _read_from_disk(path: str) -> str:
+    try:
+        async with await anyio.open_file(path, "rb") as handle:
+            data = await handle.read(MAX_LINKED_FILE_BYTES + 1)
+    except OSError as exc:
+        raise FileNotFoundError(f"{path}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_LINKED_FILE_BYTES:
+        raise TooLarge(path)
+    if b"\0" in data[:8192]:
+        raise ValueError(f"{path} is a binary file")
+    return data.decode("utf-8", errors="replace")
+
+
 async def _read_linked_file(client: Client, session_id: str, path: str) -> str:
     """Read a linked file through the editor when it offers to, else from disk. Never a binary dump."""
     if client.capabilities.fs.read_text_file:
         try:
-            return await client.read_text_file(session_id, path)
+            return await _read_through_editor(client, session_id, path)
         except RequestError as exc:
             log.info("client could not read %s (%s); trying the disk", path, exc.message)
-    target = anyio.Path(path)
-    try:
-        data = await target.read_bytes() if (await target.stat()).st_size <= MAX_LINKED_FILE_BYTES else None
-    except OSError as exc:
-        raise FileNotFoundError(f"{path}: {exc.strerror or exc}") from exc
-    if data is None:
-        raise ValueError(f"{path} is larger than {MAX_LINKED_FILE_BYTES // 1024} KiB; read it with a tool")
-    if b"\0" in data[:8192]:
-        raise ValueError(f"{path} is a binary file")
-    return data.decode("utf-8", errors="replace")
+    return await _read_from_disk(path)
 
 
 async def _link_part(client: Client, session_id: str, block: ResourceLink) -> TextPart:
@@ -67,6 +115,8 @@ async def _link_part(client: Client, session_id: str, block: ResourceLink) -> Te
         return TextPart(text=f"[linked resource: {block.name} <{block.uri}>]")
     try:
         text = await _read_linked_file(client, session_id, path)
+    except TooLarge:
+        return TextPart(text=too_large_note(path))
     except (OSError, ValueError) as exc:
         return TextPart(text=f"[linked file {path} could not be included: {exc}]")
     return TextPart(text=_framed(block.uri, text))

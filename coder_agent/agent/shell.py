@@ -8,13 +8,15 @@ It gets:
   at once instead of hanging;
 - one pipe for stdout and stderr together, so the output reads in the order it was written;
 - its own session and process group, so it has no controlling terminal and the whole group (background
-  jobs included) can be killed at once.
+  jobs included) can be killed at once;
+- the agent's environment without the agent's credentials (`credentials.child_environment`).
 
 Output is kept up to `output_limit` bytes: the *end* is kept, as an ACP terminal's `outputByteLimit` does,
 because that is where errors and summaries are; `LocalRun.dropped_bytes` says how much of the start went.
 
 The group is killed (SIGTERM, then SIGKILL after a short grace) on timeout, on cancellation, and when the
-shell exits: background jobs do not outlive the command that started them.
+shell exits: background jobs do not outlive the command that started them. Nor do they outlive the agent:
+while a group runs, the agent's `watchdog` would kill it should the agent die.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from dataclasses import dataclass
 
 import anyio
 from anyio.abc import ByteReceiveStream
+
+from ..credentials import child_environment
+from .watchdog import WATCHDOG
 
 SHELL = "/bin/sh"
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
@@ -160,8 +165,10 @@ def signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _environment(extra: dict[str, str] | None) -> dict[str, str] | None:
-    return None if extra is None else {**os.environ, **extra}
+def _environment(extra: dict[str, str] | None) -> dict[str, str]:
+    # The agent's own keys stay with the agent: `printenv` would put them on screen, in the session and in
+    # the next model request (see `credentials`).
+    return {**child_environment(), **(extra or {})}
 
 
 async def run_local(
@@ -169,12 +176,14 @@ async def run_local(
 ) -> LocalRun:
     """Run `command` through `/bin/sh -c` in `cwd` and return its output and how it ended.
 
-    `env` adds to (and overrides) the agent's own environment. Raises OSError when the shell cannot be
+    The command gets the agent's environment without the agent's credentials (`credentials`); `env` adds to
+    (and overrides) that. Raises OSError when the shell cannot be
     started (a missing `cwd`, say). A timeout is a normal result (`timed_out`); cancellation kills the
     group before it propagates.
     """
     # Shielded: a cancel while the process is being set up would leave it, and its group, running unseen.
     with anyio.CancelScope(shield=True):
+        WATCHDOG.start()
         process = await anyio.open_process(
             [SHELL, "-c", command],
             stdin=subprocess.DEVNULL,
@@ -184,7 +193,8 @@ async def run_local(
             env=_environment(env),
             start_new_session=True,
         )
-    pgid = process.pid  # a session leader's group id is its pid
+        pgid = process.pid  # a session leader's group id is its pid
+        WATCHDOG.watch(pgid)  # killed even if the agent is (see `watchdog`)
     assert process.stdout is not None
     tail = _Tail(output_limit)
     pumped = anyio.Event()
@@ -204,6 +214,7 @@ async def run_local(
             # The leader is in the group for good (a session leader cannot leave it). No `process.kill()`
             # here: Popen polls before signalling, reaping the exit status from under asyncio's watcher.
             await kill_group(pgid)
+            WATCHDOG.forget(pgid)
             await process.aclose()
     code = process.returncode
     return LocalRun(

@@ -24,7 +24,8 @@ MIN_READ_TIMEOUT = 300.0  # a response stream may stay quiet this long
 
 
 def stdio_parameters(config: McpServerStdio) -> StdioServerParameters:
-    # The SDK passes a filtered environment (PATH, HOME, ...): the server's own variables must be explicit.
+    # The SDK starts the server with a filtered environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) plus the
+    # server's own configured variables: none of the agent's credentials reach it (tests/mcp check this).
     env = get_default_environment() | {variable.name: variable.value for variable in config.env}
     return StdioServerParameters(command=config.command, args=list(config.args), env=env)
 

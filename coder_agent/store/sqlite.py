@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..private import private_file, private_folder, tighten
 from .base import SessionRecord, StoreError
 
 log = logging.getLogger(__name__)
@@ -103,11 +104,20 @@ def _decode_cursor(cursor: str) -> tuple[str, str]:
         raise ValueError("invalid cursor") from exc
 
 
+def _prepare_private(path: Path) -> None:
+    """The database's folder 700 and its file 600 before SQLite opens it: SQLite gives its `-wal` and `-shm`
+    files the database file's mode. Files an older version left readable by all are tightened."""
+    private_folder(path.parent)
+    private_file(path)
+    for suffix in ("-wal", "-shm", "-journal"):
+        tighten(path.with_name(path.name + suffix))
+
+
 class SqliteSessionStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            _prepare_private(path)
             self._db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -122,3 +123,27 @@ async def test_kill_group_of_a_finished_group_is_a_no_op() -> None:
 async def test_a_missing_cwd_raises_oserror(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         await run("true", tmp_path / "missing")
+
+
+AGENT_VARIABLES = {
+    "CODER_AGENT_API_KEY": "sk-agent-own-key-0001",
+    "CODER_AGENT_API_BASE": "http://127.0.0.1:9/v1",
+    "OPENAI_API_KEY": "sk-openai-key-0002",
+    "ANTHROPIC_API_KEY": "sk-ant-key-0003",
+    "AZURE_OPENAI_API_KEY": "azure-key-0004",
+    "MY_COPY_OF_THE_KEY": "sk-openai-key-0002",  # a custom name for a key the agent holds
+}
+USER_VARIABLES = {"GITHUB_TOKEN": "ghp_users_own", "AWS_ACCESS_KEY_ID": "AKIAUSERSOWN", "PROJECT_MODE": "none"}
+
+
+async def test_a_command_sees_none_of_the_agents_credentials_but_the_users_own_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in {**AGENT_VARIABLES, **USER_VARIABLES}.items():
+        monkeypatch.setenv(name, value)
+    result = await run("env -0", tmp_path, env={"GREETING": "hi"})
+    seen = dict(entry.split("=", 1) for entry in result.output.split("\0") if "=" in entry)
+    assert sorted(set(AGENT_VARIABLES) & set(seen)) == []
+    assert not [value for value in AGENT_VARIABLES.values() if value in result.output]
+    assert USER_VARIABLES.items() <= seen.items()
+    assert seen["GREETING"] == "hi" and seen["PATH"] == os.environ["PATH"]

@@ -139,8 +139,11 @@ async def test_an_invalid_setting_stops_the_agent_with_a_message_naming_it(
 async def test_an_invalid_setting_in_the_dotenv_file_stops_the_agent_even_after_it_answered_initialize(
     agent_env: EnvFactory, workspace: Path
 ) -> None:
-    (workspace / ".env").write_text("CODER_AGENT_MAX_RETRIES=lots\n", encoding="utf-8")
-    async with raw_agent(agent_env(CODER_AGENT_MAX_RETRIES=None), cwd=workspace) as raw:
+    env = agent_env(CODER_AGENT_MAX_RETRIES=None)
+    user_dotenv = Path(env["XDG_CONFIG_HOME"]) / "coder-agent" / ".env"  # the user's own; the workspace's is ignored
+    user_dotenv.parent.mkdir(parents=True)
+    user_dotenv.write_text("CODER_AGENT_MAX_RETRIES=lots\n", encoding="utf-8")
+    async with raw_agent(env, cwd=workspace) as raw:
         await raw.send_json(initialize(0))
         code = await raw.wait_exit(timeout=30)  # without waiting for stdin to close
         stderr = raw.stderr_text()

@@ -86,6 +86,21 @@ async def test_the_env_reaches_a_stdio_server_with_the_safe_defaults(tag: str) -
         assert (await run.call("mcp__demo__get_env", name="CODER_AGENT_NOT_PASSED")).output == "<unset>"
 
 
+async def test_a_stdio_server_gets_none_of_the_agents_credentials(tag: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent_keys = {
+        "CODER_AGENT_API_KEY": "sk-agent-own-key-0001",
+        "CODER_AGENT_API_BASE": "http://127.0.0.1:9/v1",
+        "OPENAI_API_KEY": "sk-openai-key-0002",
+        "ANTHROPIC_API_KEY": "sk-ant-key-0003",
+    }
+    for name, value in agent_keys.items():
+        monkeypatch.setenv(name, value)
+    async with running([stdio("demo", tag, env={"DEMO_TOKEN": "s3cret"})]) as run:
+        seen = {name: (await run.call("mcp__demo__get_env", name=name)).output for name in agent_keys}
+        assert (await run.call("mcp__demo__get_env", name="DEMO_TOKEN")).output == "s3cret"
+    assert seen == dict.fromkeys(agent_keys, "<unset>")
+
+
 async def test_tools_listed_over_several_pages_get_valid_unique_names(tag: str) -> None:
     async with running([stdio("odd server!", tag, mode="paged")]) as run:
         names = sorted(tool.name for tool in run.mcp.tools())
