@@ -11,8 +11,9 @@ from ..acp.schema import AgentMessageChunk, AgentThoughtChunk, StopReason, TextC
 from ..llm.base import Completion, Model, ModelError, ReasoningDelta, TextDelta
 from ..llm.messages import AssistantMessage, UserMessage
 from .client import Client
+from .history import missing_answers
 from .session import Session, new_id
-from .tool_calls import ToolCallRunner
+from .tool_calls import CANCELLED, ToolCallRunner
 from .tools.base import Tool
 from .usage import report_usage
 
@@ -77,22 +78,27 @@ async def run_turn(
     turn_start = len(session.history)
     session.add(user)
     runner = ToolCallRunner(session, client, tools)
-    for _ in range(max_requests):
-        try:
-            completion = await stream_reply(session, model, tools)
-        except ModelError:
-            if len(session.history) == turn_start + 1:
-                # The model never answered this prompt: leave it out, or the next one would follow it unanswered.
-                session.forget_from(turn_start)
-            raise
-        await report_usage(session, model.name, completion.usage)
-        calls = completion.message.tool_calls
-        if not calls:
-            stop_reason = stop_reason_for(completion.finish_reason)
-            if stop_reason == "refusal":
-                # ACP: a refused prompt and all that came after it stay out of the next prompt's context.
-                session.forget_from(turn_start)
-            return stop_reason
-        await runner.run_all(calls)
-    log.info("turn in %s stopped after %d model requests", session.id, max_requests)
-    return "max_turn_requests"
+    try:
+        for _ in range(max_requests):
+            try:
+                completion = await stream_reply(session, model, tools)
+            except ModelError:
+                if len(session.history) == turn_start + 1:
+                    # The model never answered this prompt: leave it out, or the next one would follow it unanswered.
+                    session.forget_from(turn_start)
+                raise
+            await report_usage(session, model.name, completion.usage)
+            calls = completion.message.tool_calls
+            if not calls:
+                stop_reason = stop_reason_for(completion.finish_reason)
+                if stop_reason == "refusal":
+                    # ACP: a refused prompt and all that came after it stay out of the next prompt's context.
+                    session.forget_from(turn_start)
+                return stop_reason
+            await runner.run_all(calls)
+        log.info("turn in %s stopped after %d model requests", session.id, max_requests)
+        return "max_turn_requests"
+    finally:
+        # Whatever ended the turn (a cancel before the calls started, a broken client), no call goes unanswered.
+        for answer in missing_answers(session.history[turn_start:], CANCELLED):
+            session.add(answer)

@@ -72,6 +72,8 @@ def summary(
 
 class RunCommand(Tool[RunCommandArgs]):
     name = "run_command"
+    title = "Run command"
+    kind = "execute"
     args_model = RunCommandArgs
     read_only = False
 
