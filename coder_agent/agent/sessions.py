@@ -15,7 +15,7 @@ from .client import Client
 from .permissions import PermissionRules
 from .repair import looks_interrupted, repair
 from .session import Session, new_id
-from .transcript import Transcript
+from .transcript import Transcript, message_json
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ class Sessions:
     def _repair(store: SessionStore, session: Session) -> None:
         fixed = repair(session.history, store.updates(session.id))
         session.history = fixed.history
-        store.append_messages(session.id, [message.model_dump_json() for message in fixed.added])
+        store.append_messages(session.id, [message_json(message) for message in fixed.added])
         for update in fixed.updates:
             store.append_update(session.id, update.wire_json())
         log.info(

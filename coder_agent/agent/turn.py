@@ -10,6 +10,7 @@ from typing import Any
 from ..acp.schema import AgentMessageChunk, AgentThoughtChunk, StopReason, TextContent
 from ..llm.base import Completion, Model, ModelError, ReasoningDelta, TextDelta
 from ..llm.messages import AssistantMessage, UserMessage
+from ..unicode import is_valid, scrub
 from .client import Client
 from .history import missing_answers
 from .session import Session, new_id
@@ -58,13 +59,23 @@ async def stream_reply(session: Session, model: Model, tools: Mapping[str, Tool[
                     completion = event
     finally:
         if completion is not None:
-            session.add(completion.message.model_copy(update={"message_id": message_id}))
+            session.add(_sound(completion.message).model_copy(update={"message_id": message_id}))
         elif shown:
             # Cancelled or broken off: the user saw this much, so the model should know it said it.
-            session.add(AssistantMessage(text="".join(shown), message_id=message_id))
+            session.add(AssistantMessage(text=scrub("".join(shown)), message_id=message_id))
     if completion is None:
         raise RuntimeError("the model stream ended without a completion")
     return completion
+
+
+def _sound(message: AssistantMessage) -> AssistantMessage:
+    """The reply with any text that is not Unicode scrubbed: the next request could not be encoded otherwise."""
+    texts = [message.text, message.reasoning or "", *(call.arguments for call in message.tool_calls)]
+    if all(is_valid(text) for text in texts):
+        return message
+    calls = [call.model_copy(update={"arguments": scrub(call.arguments)}) for call in message.tool_calls]
+    reasoning = scrub(message.reasoning) if message.reasoning else message.reasoning
+    return message.model_copy(update={"text": scrub(message.text), "reasoning": reasoning, "tool_calls": calls})
 
 
 async def run_turn(

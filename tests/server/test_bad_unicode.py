@@ -224,3 +224,27 @@ async def test_a_lone_surrogate_in_any_string_of_any_request_is_refused_and_harm
                 sent += 1
         await still_alive(raw, workspace)
     assert sent > 30
+
+
+async def test_a_model_reply_with_a_lone_surrogate_is_shown_scrubbed_and_kept(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """Providers can send broken escapes too: the turn must not die of them, nor the stored session."""
+    from coder_agent.scripted.script import Reply
+
+    srv.enqueue(Reply.text("bro", "ken \ud800 text"), Reply.text("fine"))
+    async with inproc_raw(settings) as raw:
+        session_id = await handshake(raw, workspace)
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+        for n in (1, 2):
+            await raw.send_json({"jsonrpc": "2.0", "id": f"p{n}", "method": "session/prompt", "params": prompt})
+            reply = await raw.read_reply(f"p{n}", timeout=30)
+            assert reply.get("result", {}).get("stopReason") == "end_turn", reply
+        chunks = [
+            m["params"]["update"]["content"]["text"]
+            for m in raw.messages
+            if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+        ]
+        assert "ken \ufffd text" in chunks
+    history = srv.requests[-1].body["messages"]
+    assert any(m["role"] == "assistant" and "ken" in (m.get("content") or "") for m in history)
