@@ -25,7 +25,7 @@ def run_acp() -> int:
     protocol_fd = reserve_stdout()
     from .agent.capabilities import initialize_result
 
-    unread, early_initialize = answer_initialize(0, protocol_fd, initialize_result)
+    early = answer_initialize(0, protocol_fd, initialize_result)
 
     from .llm.loader import OFFLINE_ENV
 
@@ -50,7 +50,7 @@ def run_acp() -> int:
     log = logging.getLogger("coder_agent")
     log.info("coder-agent %s speaking ACP on stdio (model %s, log %s)", __version__, settings.model, log_file)
     try:
-        anyio.run(serve_stdio, settings, 0, protocol_fd, unread, early_initialize)
+        anyio.run(serve_stdio, settings, 0, protocol_fd, early)
     except KeyboardInterrupt:
         pass
     log.info("input closed; exiting")

@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from .acp.early import EarlyRead
 from .acp.jsonrpc import Connection
 from .acp.lines import PrefixedStream
 from .acp.remote_client import RemoteClient
@@ -111,8 +112,7 @@ async def serve(
         background.cancel_scope.cancel()
 
 
-async def serve_stdio(
-    settings: Settings, in_fd: int, out_fd: int, unread: bytes = b"", early_initialize: dict[str, Any] | None = None
-) -> None:
+async def serve_stdio(settings: Settings, in_fd: int, out_fd: int, early: EarlyRead | None = None) -> None:
+    early = early or EarlyRead(b"", None)
     async with stdio_streams(in_fd, out_fd) as (receive, send):
-        await serve(settings, PrefixedStream(unread, receive), send, early_initialize)
+        await serve(settings, PrefixedStream(early.unread, receive, early.eof), send, early.initialize)

@@ -13,7 +13,10 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+from ..unicode import find_invalid
 
 MAX_FIRST_LINE = 1024 * 1024
 
@@ -37,6 +40,8 @@ def _initialize_request(line: bytes) -> tuple[Any, dict[str, Any]] | None:
         return None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "initialize":
         return None
+    if find_invalid(message) is not None:  # the full path explains what is wrong with it
+        return None
     request_id = message.get("id")
     params = message.get("params")
     if not (isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))):
@@ -49,30 +54,33 @@ def _initialize_request(line: bytes) -> tuple[Any, dict[str, Any]] | None:
     return request_id, params
 
 
-def answer_initialize(
-    in_fd: int, out_fd: int, result: Callable[[], dict[str, Any]]
-) -> tuple[bytes, dict[str, Any] | None]:
-    """Read up to the first line; answer it if it is `initialize`.
+@dataclass(frozen=True)
+class EarlyRead:
+    """What the early reader leaves to the full connection."""
 
-    Returns the bytes read but not consumed, and the params of the `initialize` that was answered (None if
-    nothing was answered).
-    """
+    unread: bytes  # read from the input but not consumed
+    initialize: dict[str, Any] | None  # the params of the `initialize` that was answered, if one was
+    eof: bool = False  # the input ended: on a terminal (Ctrl-D) a second read would wait for another end
+
+
+def answer_initialize(in_fd: int, out_fd: int, result: Callable[[], dict[str, Any]]) -> EarlyRead:
+    """Read up to the first line; answer it if it is `initialize`."""
     buffer = bytearray()
     while b"\n" not in buffer and len(buffer) < MAX_FIRST_LINE:
         chunk = os.read(in_fd, 65536)
         if not chunk:
-            return bytes(buffer), None
+            return EarlyRead(bytes(buffer), None, eof=True)
         buffer += chunk
     line, newline, rest = bytes(buffer).partition(b"\n")
     if not newline:
-        return bytes(buffer), None
+        return EarlyRead(bytes(buffer), None)
     request = _initialize_request(line.rstrip(b"\r"))
     if request is None:
-        return bytes(buffer), None
+        return EarlyRead(bytes(buffer), None)
     request_id, params = request
     reply = {"jsonrpc": "2.0", "id": request_id, "result": result()}
     data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
     view = memoryview(data)
     while view:
         view = view[os.write(out_fd, view) :]
-    return rest, params
+    return EarlyRead(rest, params)

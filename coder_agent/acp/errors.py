@@ -59,15 +59,35 @@ class RequestError(Exception):
 
     @classmethod
     def from_wire(cls, error: Any) -> RequestError:
+        """A peer's error object; its `data` detail, when it gives one, joins the message (that is the why)."""
         if isinstance(error, dict):
             code = error.get("code")
             message = error.get("message")
-            return cls(
-                code if isinstance(code, int) else INTERNAL_ERROR,
-                message if isinstance(message, str) else "Unknown error",
-                error.get("data"),
-            )
+            text = message if isinstance(message, str) and message else "Unknown error"
+            detail = _detail(error.get("data"))
+            if detail and detail not in text:
+                text = f"{text}: {detail}"
+            return cls(code if isinstance(code, int) else INTERNAL_ERROR, text, error.get("data"))
         return cls(INTERNAL_ERROR, "Malformed error from peer", error)
+
+
+def _detail(data: Any) -> str | None:
+    """The human-readable reason in an error's `data`, as clients put it (`details`, `detail`, `message` ...)."""
+    if isinstance(data, str):
+        return data.strip() or None
+    if isinstance(data, dict):
+        for key in ("details", "detail", "message", "reason", "error"):
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return None
+
+
+class MalformedReply(RequestError):
+    """The peer answered, but not with what the protocol says it answers: that one operation fails."""
+
+    def __init__(self, method: str, problem: str) -> None:
+        super().__init__(INTERNAL_ERROR, f"The client's answer to {method} is malformed: {problem}")
 
 
 class ConnectionClosed(RequestError):

@@ -20,6 +20,7 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
+from ..unicode import INVALID_UNICODE, decode_line, dumps, find_invalid, scrub_value
 from .errors import ConnectionClosed, RequestError
 from .lines import LineTooLong, read_lines
 
@@ -46,6 +47,9 @@ class _Pending:
 def _id_key(request_id: Any) -> str:
     # 1 and "1" are different ids in JSON-RPC.
     return json.dumps(request_id)
+
+
+_INVALID_ID = object()  # stands in for an id holding invalid Unicode
 
 
 def _valid_id(value: Any) -> bool:
@@ -138,7 +142,7 @@ class Connection:
         await self._write_line(data)
 
     async def _write(self, message: JsonDict) -> None:
-        await self._write_line(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+        await self._write_line(dumps(message) + b"\n")
 
     async def _write_line(self, data: bytes) -> None:
         async with self._write_lock:
@@ -189,9 +193,10 @@ class Connection:
                 pending.done.set()
 
     async def _on_line(self, line: bytes, tg: anyio.abc.TaskGroup) -> None:
+        text, suspect = decode_line(line)
         try:
-            message = json.loads(line)
-        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError; deep nesting recurses
+            message = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # deep nesting recurses
             await self._reply(None, error=RequestError.parse_error(str(exc) or type(exc).__name__))
             return
         if not isinstance(message, dict):
@@ -199,23 +204,36 @@ class Connection:
             await self._reply(None, error=RequestError.invalid_request(detail))
             return
         request_id = message.get("id")
+        if suspect and find_invalid(request_id) is not None:
+            request_id = _INVALID_ID  # it cannot be echoed: answer as to a request without a usable id
         reply_id = request_id if _valid_id(request_id) else None
         if message.get("jsonrpc") != "2.0":
             await self._reply(reply_id, error=RequestError.invalid_request('"jsonrpc" must be "2.0"'))
             return
         method = message.get("method")
         if method is not None:
+            params = message.get("params")
+            invalid = find_invalid(params) if suspect else None
             if not isinstance(method, str) or not _valid_id(request_id):
                 await self._reply(reply_id, error=RequestError.invalid_request("bad method or id"))
             elif "id" in message:
-                self._start_request(tg, request_id, method, message.get("params"))
+                if invalid is not None:
+                    problem = f"Invalid params for {method}: {INVALID_UNICODE} at {invalid}"
+                    await self._reply(request_id, error=RequestError.invalid_params(problem, {"at": invalid}))
+                    return
+                self._start_request(tg, request_id, method, params)
                 # Let the handler run up to its first wait before reading on: a notification in the same read
                 # (a session/cancel right behind its prompt) must find the work it refers to already started.
                 await anyio.lowlevel.checkpoint()
+            elif invalid is not None:
+                log.warning("ignoring notification %s: %s at %s", method, INVALID_UNICODE, invalid)
             else:
-                await self._on_notification(method, message.get("params"))
+                await self._on_notification(method, params)
+        elif request_id is _INVALID_ID:
+            log.warning("ignoring a message whose id is %s", INVALID_UNICODE)
         elif "result" in message or "error" in message:
-            self._on_response(request_id, message)
+            # The client's data (a file's text, a terminal's output) is used, not refused: scrub what cannot be kept.
+            self._on_response(request_id, scrub_value(message) if suspect else message)
         else:
             await self._reply(reply_id, error=RequestError.invalid_request("neither a request nor a response"))
 

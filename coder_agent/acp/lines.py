@@ -73,16 +73,23 @@ async def read_lines(stream: anyio.abc.ByteReceiveStream, max_bytes: int) -> Asy
 
 
 class PrefixedStream(anyio.abc.ByteReceiveStream):
-    """A receive stream that first gives back bytes already read from it by someone else."""
+    """A receive stream that first gives back bytes already read from it by someone else.
 
-    def __init__(self, prefix: bytes, inner: anyio.abc.ByteReceiveStream) -> None:
+    `ended`: that reader already saw the end of the input, so nothing more is read (a terminal's Ctrl-D is
+    not sticky: reading again would wait for a second one).
+    """
+
+    def __init__(self, prefix: bytes, inner: anyio.abc.ByteReceiveStream, ended: bool = False) -> None:
         self._prefix = prefix
         self._inner = inner
+        self._ended = ended
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if self._prefix:
             data, self._prefix = self._prefix[:max_bytes], self._prefix[max_bytes:]
             return data
+        if self._ended:
+            raise anyio.EndOfStream
         return await self._inner.receive(max_bytes)
 
     async def aclose(self) -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+from .errors import MalformedReply
 from .jsonrpc import Connection
 from .schema import (
     ClientCapabilities,
@@ -30,6 +33,18 @@ from .schema import (
 FILE_TIMEOUT = 60.0
 TERMINAL_TIMEOUT = 60.0
 PERMISSION_TIMEOUT = 30 * 60.0
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def _reply(method: str, model: type[R], result: Any) -> R:
+    """The client's answer as `model`; a malformed one fails this one operation (`MalformedReply`), never more."""
+    try:
+        return model.model_validate(result)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "result"
+        raise MalformedReply(method, f"{where}: {first['msg']}") from None
 
 
 class RemoteClient:
@@ -60,14 +75,14 @@ class RemoteClient:
     ) -> PermissionOutcome:
         params = RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=list(options))
         result = await self._call("session/request_permission", params.wire(), PERMISSION_TIMEOUT)
-        return RequestPermissionResponse.model_validate(result).outcome
+        return _reply("session/request_permission", RequestPermissionResponse, result).outcome
 
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None
     ) -> str:
         params = ReadTextFileRequest(session_id=session_id, path=path, line=line, limit=limit)
         result = await self._call("fs/read_text_file", params.wire(), FILE_TIMEOUT)
-        return ReadTextFileResponse.model_validate(result).content
+        return _reply("fs/read_text_file", ReadTextFileResponse, result).content
 
     async def write_text_file(self, session_id: str, path: str, content: str) -> None:
         params = WriteTextFileRequest(session_id=session_id, path=path, content=content)
@@ -91,16 +106,16 @@ class RemoteClient:
             output_byte_limit=output_byte_limit,
         )
         result = await self._call("terminal/create", params.wire(), TERMINAL_TIMEOUT)
-        return CreateTerminalResponse.model_validate(result).terminal_id
+        return _reply("terminal/create", CreateTerminalResponse, result).terminal_id
 
     async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
         result = await self._terminal("terminal/output", session_id, terminal_id, TERMINAL_TIMEOUT)
-        return TerminalOutputResponse.model_validate(result)
+        return _reply("terminal/output", TerminalOutputResponse, result)
 
     async def wait_for_terminal_exit(self, session_id: str, terminal_id: str) -> TerminalExitStatus:
         # The command may run for long; the caller bounds this wait with its own timeout.
         result = await self._terminal("terminal/wait_for_exit", session_id, terminal_id, None)
-        return TerminalExitStatus.model_validate(result)
+        return _reply("terminal/wait_for_exit", TerminalExitStatus, result)
 
     async def kill_terminal(self, session_id: str, terminal_id: str) -> None:
         await self._terminal("terminal/kill", session_id, terminal_id, TERMINAL_TIMEOUT)

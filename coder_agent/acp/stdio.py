@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import selectors
 import stat
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,9 +16,19 @@ import anyio
 import anyio.abc
 
 
-def _is_pollable(fd: int) -> bool:
+def _is_pollable(fd: int, events: int = selectors.EVENT_READ) -> bool:
+    """Whether the event loop can wait on `fd`: pipes, sockets, terminals; not files, nor /dev/null (epoll says no)."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+        return False
+    selector = selectors.DefaultSelector()
+    try:
+        selector.register(fd, events)
+    except (OSError, ValueError):
+        return False
+    finally:
+        selector.close()
+    return True
 
 
 class _ReaderStream(anyio.abc.ByteReceiveStream):
@@ -35,7 +46,7 @@ class _ReaderStream(anyio.abc.ByteReceiveStream):
 
 
 class _FileReaderStream(anyio.abc.ByteReceiveStream):
-    """For stdin redirected from a regular file, which the event loop cannot poll."""
+    """For stdin redirected from a regular file or /dev/null, which the event loop cannot poll."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
@@ -119,7 +130,7 @@ async def stdio_streams(
         receive = _ReaderStream(reader)
     else:
         receive = _FileReaderStream(in_fd)
-    if _is_pollable(out_fd):
+    if _is_pollable(out_fd, selectors.EVENT_WRITE):
         transport, protocol = await loop.connect_write_pipe(
             _FlowControl, os.fdopen(out_fd, "wb", buffering=0, closefd=False)
         )

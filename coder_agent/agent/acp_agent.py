@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -43,7 +43,7 @@ from .client import Client
 from .config import apply_choice, config_options, mode_state
 from .context import user_message_from_prompt
 from .environment import system_prompt
-from .session import Session, new_id
+from .session import LastTurn, Session, new_id
 from .session_methods import SessionMethods, require_absolute
 from .sessions import Sessions, now
 from .titles import title_from_prompt
@@ -92,6 +92,8 @@ class AcpAgent:
         self._sessions = sessions
         self._background = background
         self._preloading = False
+        # The model menu: the configured model first, then the others offered (CODER_AGENT_MODELS).
+        self._models = list(dict.fromkeys([*([options.model] if options.model else []), *options.models]))
 
     def register(self, router: Router) -> None:
         router.on_request("initialize", InitializeRequest, self.initialize)
@@ -174,7 +176,7 @@ class AcpAgent:
         return session.model is not None and bool(catalog.supports_reasoning(session.model))
 
     def _config_options(self, session: Session) -> list[Any]:
-        return list(config_options(session, self._options.models, self._reasoning(session)))
+        return list(config_options(session, self._models, self._reasoning(session)))
 
     def _start_preload(self) -> None:
         """Import litellm in the background once a session exists, so the first prompt does not wait for it."""
@@ -210,7 +212,7 @@ class AcpAgent:
         return SetConfigOptionResponse(config_options=self._config_options(session))
 
     def _choose(self, session: Session, config_id: str, value: str) -> None:
-        apply_choice(session, config_id, value, self._options.models, self._reasoning(session))
+        apply_choice(session, config_id, value, self._models, self._reasoning(session))
         self._sessions.save(session)
 
     # ---- prompt turns -----------------------------------------------------------------------------
@@ -221,6 +223,7 @@ class AcpAgent:
             raise RequestError(INTERNAL_ERROR, NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
         await self._wait_for_cancelled_turn(session)
         model = self._model_factory(session.model, session.thought_level)
+        ended = LastTurn("error", "the turn stopped unexpectedly")
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             session.turn_done = anyio.Event()
@@ -236,11 +239,19 @@ class AcpAgent:
                 stop_reason = await run_turn(
                     session, user, model, self._client, self._tools_for(session), self._options.max_turn_requests
                 )
+                ended = LastTurn(stop_reason)
             except ModelError as exc:
+                ended = LastTurn("error", exc.message)
                 raise RequestError(
                     INTERNAL_ERROR, exc.message, {"retryable": exc.retryable, "status": exc.status}
                 ) from exc
+            except RequestError as exc:
+                ended = LastTurn("error", exc.message)
+                raise
             finally:
+                if scope.cancel_called:
+                    ended = LastTurn("cancelled")
+                session.last_turn = replace(ended, at=now())
                 session.turn_scope = None
                 session.turn_done.set()
                 with anyio.CancelScope(shield=True):

@@ -21,6 +21,11 @@ def mode_state(session: Session) -> SessionModeState:
     return SessionModeState(current_mode_id=session.mode, available_modes=MODES)
 
 
+def model_choices(session: Session, models: Sequence[str]) -> list[str]:
+    """The model menu: the configured models (the first is the default) and the session's own, once each."""
+    return list(dict.fromkeys([*models, *([session.model] if session.model else [])]))
+
+
 def config_options(session: Session, models: Sequence[str], reasoning: bool) -> list[SessionConfigSelect]:
     options = [
         SessionConfigSelect(
@@ -32,7 +37,7 @@ def config_options(session: Session, models: Sequence[str], reasoning: bool) -> 
         )
     ]
     if session.model is not None:
-        choices = list(dict.fromkeys([session.model, *models]))
+        choices = model_choices(session, models)
         options.append(
             SessionConfigSelect(
                 id="model",
@@ -62,7 +67,7 @@ def apply_choice(session: Session, config_id: str, value: str, models: Sequence[
             raise RequestError.invalid_params(f"Invalid params: unknown mode {value!r}; one of {', '.join(MODE_IDS)}")
         session.mode = value
     elif config_id == "model" and session.model is not None:
-        allowed = [session.model, *models]
+        allowed = model_choices(session, models)
         if value not in allowed:
             raise RequestError.invalid_params(f"Invalid params: unknown model {value!r}; one of {', '.join(allowed)}")
         session.model = value

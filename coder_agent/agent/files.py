@@ -101,7 +101,13 @@ class Files:
         return "".join(lines[start:end])
 
     async def read_text_or_none(self, path: str) -> str | None:
-        """The whole file's text, or None when it does not exist."""
+        """The whole file's text, or None when it does not exist.
+
+        Existence is the disk's word: the editor is not asked about a file that is not there (some answer with an
+        error, some with empty content, which would make a new file look like an emptied one).
+        """
+        if not await anyio.Path(path).exists():
+            return None
         try:
             return await self.read_text(path)
         except FileNotFoundError:

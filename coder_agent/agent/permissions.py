@@ -29,7 +29,8 @@ _SHELL_METACHARACTERS = set(";&|<>`$(){}\n")
 @dataclass(frozen=True)
 class Decision:
     action: Action
-    reason: str = ""
+    reason: str = ""  # shown to the user and told to the model
+    hint: str = ""  # what the model should do instead (the model alone reads it)
 
 
 def command_prefix(command: str) -> tuple[str, ...] | None:
@@ -111,7 +112,9 @@ def decide(mode: str, tool: str, intent: Intent, rules: PermissionRules, roots: 
         return Decision("allow")
     if mode == "plan":
         what = "edits files" if intent.effect == "edit" else "runs commands or has side effects"
-        return Decision("deny", f"Plan mode is read-only and this call {what}. Describe the change as a plan instead.")
+        return Decision(
+            "deny", f"Plan mode is read-only and this call {what}.", "Describe the change as a plan instead."
+        )
     outside = [path for path in intent.written_paths if not _inside(path, roots)]
     if outside:
         # Outside the session's roots every write asks, whatever was remembered and whatever the mode.
@@ -121,7 +124,7 @@ def decide(mode: str, tool: str, intent: Intent, rules: PermissionRules, roots: 
         if remembered is True:
             return Decision("allow")
         if remembered is False:
-            return Decision("deny", "The user chose to always reject this kind of call.")
+            return Decision("deny", "The user chose to always reject this kind of call.", "Do not retry it.")
     if mode == "accept-edits" and intent.effect == "edit":
         return Decision("allow")
     return Decision("ask")

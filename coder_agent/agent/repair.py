@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..acp.schema import ToolCallProgress
 from ..llm.messages import AssistantMessage, ChatMessage, ToolMessage, UserMessage
+from .history import missing_answers
 from .tools.base import text_content
 
 INTERRUPTED = "Interrupted: the agent stopped before this call finished; it may or may not have taken effect."
@@ -50,8 +51,7 @@ def looks_interrupted(history: list[ChatMessage]) -> bool:
     """Whether the conversation stops where only a crash would stop it."""
     if history and isinstance(history[-1], UserMessage | ToolMessage):
         return True
-    answered = {m.tool_call_id for m in history if isinstance(m, ToolMessage)}
-    return any(c.id not in answered for m in history if isinstance(m, AssistantMessage) for c in m.tool_calls)
+    return bool(missing_answers(history, INTERRUPTED))
 
 
 def repair(history: list[ChatMessage], log: Iterable[bytes]) -> Repair:
@@ -64,16 +64,9 @@ def repair(history: list[ChatMessage], log: Iterable[bytes]) -> Repair:
             partial = AssistantMessage(text="".join(pieces), message_id=message_id or None)
             result.history.append(partial)
             result.added.append(partial)
-    answered = {m.tool_call_id for m in result.history if isinstance(m, ToolMessage)}
-    for message in list(result.history):
-        if not isinstance(message, AssistantMessage):
-            continue
-        for call in message.tool_calls:
-            if call.id not in answered:
-                answer = ToolMessage(tool_call_id=call.id, content=INTERRUPTED)
-                result.history.append(answer)
-                result.added.append(answer)
-                answered.add(call.id)
+    answers = missing_answers(result.history, INTERRUPTED)
+    result.history.extend(answers)
+    result.added.extend(answers)
     for tool_call_id, status in statuses.items():
         if status in ("pending", "in_progress"):
             result.updates.append(

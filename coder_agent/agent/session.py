@@ -19,6 +19,21 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
 
 
+TURN_STOP_TIMEOUT = 10.0  # how long closing a session waits for its cancelled turn to clean up
+
+
+@dataclass(frozen=True)
+class LastTurn:
+    """How the session's last prompt turn ended: its stop reason, or `error` (and the message), and when."""
+
+    stop_reason: str  # an ACP stop reason, or "error"
+    error: str | None = None
+    at: str = ""
+
+    def state(self) -> dict[str, str]:
+        return {"stop_reason": self.stop_reason, "at": self.at, **({"error": self.error} if self.error else {})}
+
+
 @dataclass
 class Session:
     id: str
@@ -37,6 +52,8 @@ class Session:
     created_at: str = ""
     cost_usd: float = 0.0
     mcp: McpServers | None = None
+    last_turn: LastTurn | None = None
+    deleted: bool = False
 
     def add(self, message: ChatMessage) -> None:
         """Append to the conversation, and keep it."""
@@ -76,8 +93,11 @@ class Session:
             self.turn_scope.cancel()
 
     async def shut_down(self) -> None:
-        """Cancel the turn and free what the session holds (its MCP servers)."""
-        self.cancel_turn()
+        """Cancel the turn, wait (bounded) until it has cleaned up, and free what the session holds (MCP servers)."""
+        if self.turn_scope is not None:
+            self.cancel_turn()
+            with anyio.move_on_after(TURN_STOP_TIMEOUT):
+                await self.turn_done.wait()
         if self.mcp is not None:
             mcp, self.mcp = self.mcp, None
             await mcp.close()

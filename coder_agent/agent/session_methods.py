@@ -46,6 +46,13 @@ def store_errors(handler: Callable[[Any, P], Awaitable[R]]) -> Callable[[Any, P]
     return wrapped
 
 
+def _list_meta(last_turn: object) -> dict[str, Any] | None:
+    """How the session's last turn ended, for clients that show it (`_meta`, as the spec reserves it for us)."""
+    if not isinstance(last_turn, dict):
+        return None
+    return {"coder-agent": {"lastTurn": {k: v for k, v in last_turn.items() if k in ("stop_reason", "error", "at")}}}
+
+
 def require_absolute(name: str, path: str) -> None:
     if not os.path.isabs(path):
         raise RequestError.invalid_params(f"Invalid params: {name} must be an absolute path, got {path!r}")
@@ -74,7 +81,7 @@ class SessionMethods:
 
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         require_absolute("cwd", params.cwd)
-        for directory in params.additional_directories:
+        for directory in params.additional_directories or ():
             require_absolute("additionalDirectories[]", directory)
         session = self._sessions.restore(params.session_id, params.cwd, params.additional_directories)
         await self._attach_mcp(session, params.mcp_servers)
@@ -102,6 +109,7 @@ class SessionMethods:
                 additional_directories=record.additional_directories or None,
                 title=record.title,
                 updated_at=record.updated_at,
+                _meta=_list_meta(record.state.get("last_turn")),
             )
             for record in records
         ]
@@ -120,8 +128,13 @@ class SessionMethods:
     @store_errors
     async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
         require_absolute("cwd", params.cwd)
+        for directory in params.additional_directories or ():
+            require_absolute("additionalDirectories[]", directory)
         source = self._sessions.restore(params.session_id, None, None)
-        fork = self._sessions.fork(source, params.cwd, params.additional_directories)
+        directories = params.additional_directories
+        fork = self._sessions.fork(
+            source, params.cwd, source.additional_directories if directories is None else directories
+        )
         await self._attach_mcp(fork, params.mcp_servers)
         state = self._state_of(fork)
         return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)

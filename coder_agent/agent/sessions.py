@@ -14,8 +14,8 @@ from ..store.base import SessionRecord, SessionStore, StoreError
 from .client import Client
 from .permissions import PermissionRules
 from .repair import looks_interrupted, repair
-from .session import Session, new_id
-from .transcript import Transcript
+from .session import LastTurn, Session, new_id
+from .transcript import Transcript, message_json
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +33,13 @@ def _rules_state(rules: PermissionRules) -> dict[str, object]:
         "prefixes": [[list(prefix), allowed] for prefix, allowed in rules.prefixes.items()],
         "exact_commands": rules.exact_commands,
     }
+
+
+def _last_turn_from(state: object) -> LastTurn | None:
+    if not isinstance(state, dict) or not isinstance(state.get("stop_reason"), str):
+        return None
+    error = state.get("error")
+    return LastTurn(state["stop_reason"], error if isinstance(error, str) else None, str(state.get("at", "")))
 
 
 def _rules_from(state: object) -> PermissionRules:
@@ -89,13 +96,17 @@ class Sessions:
             mode=session.mode,
             model=session.model,
             thought_level=session.thought_level,
-            state={"rules": _rules_state(session.rules), "cost_usd": session.cost_usd},
+            state={
+                "rules": _rules_state(session.rules),
+                "cost_usd": session.cost_usd,
+                **({"last_turn": session.last_turn.state()} if session.last_turn else {}),
+            },
             parent_id=None,
         )
 
     def save(self, session: Session) -> None:
-        if self._store is None or session.id not in self.live:
-            return  # closed sessions were saved on close; deleted ones must stay deleted
+        if self._store is None or session.deleted:
+            return  # deleted sessions must stay deleted, whatever their cancelled turn still does
         try:
             self._store.save(self._record(session))
         except StoreError as exc:
@@ -115,6 +126,7 @@ class Sessions:
             session = Session(
                 id=record.id,
                 cwd=record.cwd,
+                additional_directories=list(record.additional_directories),
                 mode=record.mode,
                 model=record.model,
                 thought_level=record.thought_level,
@@ -122,6 +134,7 @@ class Sessions:
                 created_at=record.created_at,
                 rules=_rules_from(record.state.get("rules")),
                 cost_usd=float(record.state.get("cost_usd", 0.0)),
+                last_turn=_last_turn_from(record.state.get("last_turn")),
             )
             session.history = self._stored_history(store, session_id)
             session.transcript = Transcript(session_id, self._client, store)
@@ -138,7 +151,7 @@ class Sessions:
     def _repair(store: SessionStore, session: Session) -> None:
         fixed = repair(session.history, store.updates(session.id))
         session.history = fixed.history
-        store.append_messages(session.id, [message.model_dump_json() for message in fixed.added])
+        store.append_messages(session.id, [message_json(message) for message in fixed.added])
         for update in fixed.updates:
             store.append_update(session.id, update.wire_json())
         log.info(
@@ -175,6 +188,7 @@ class Sessions:
         return sent
 
     async def close(self, session_id: str) -> None:
+        """Cancel the turn, let it finish cleaning up (bounded), free the session, and save it."""
         session = self.live.pop(session_id, None)
         if session is not None:
             await session.shut_down()
@@ -183,6 +197,7 @@ class Sessions:
     async def delete(self, session_id: str) -> None:
         session = self.live.pop(session_id, None)
         if session is not None:
+            session.deleted = True
             if session.transcript is not None:
                 session.transcript.detach()  # what the cancelled turn still says is not kept
             await session.shut_down()

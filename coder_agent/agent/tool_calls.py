@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 MAX_OUTPUT_CHARS = 60_000
 CANCELLED = "Cancelled: the user stopped the turn before this call finished."
+SETTLE_TIMEOUT = 5.0
 
 
 @dataclass
@@ -75,8 +76,11 @@ class ToolCallRunner:
                 await self._run(call)
             await self._run_batch(batch)
         finally:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-                await self._settle_unfinished(calls)
+            # Every call's answer goes into the history first: nothing that can fail may come between a call
+            # and its answer. Only then is the editor told about the calls that never finished.
+            unfinished = self._answer_all(calls)
+            with anyio.CancelScope(shield=True), anyio.move_on_after(SETTLE_TIMEOUT):
+                await self._show_cancelled(unfinished)
 
     async def _run_batch(self, batch: list[_Call]) -> None:
         if len(batch) == 1:
@@ -86,14 +90,20 @@ class ToolCallRunner:
                 for call in batch:
                     tg.start_soon(self._run, call)
 
-    async def _settle_unfinished(self, calls: list[_Call]) -> None:
-        """After a cancel: unfinished calls are marked failed, and every call gets its answer in history."""
+    def _answer_all(self, calls: list[_Call]) -> list[_Call]:
+        """Put every call's answer in the history (unfinished ones: cancelled); returns the unfinished ones."""
+        unfinished = [call for call in calls if call.answer is None]
         for call in calls:
-            if call.answer is None:
-                call.answer = CANCELLED
-                if call.announced:
-                    await self._update(call, status="failed", content=[text_content(CANCELLED)])
-            self._session.add(ToolMessage(tool_call_id=call.request.id, content=call.answer))
+            self._session.add(ToolMessage(tool_call_id=call.request.id, content=call.answer or CANCELLED))
+        return unfinished
+
+    async def _show_cancelled(self, unfinished: list[_Call]) -> None:
+        for call in unfinished:
+            if call.announced:
+                try:
+                    await self._update(call, status="failed", content=[text_content("Cancelled")])
+                except Exception as exc:  # the client is gone or broken: the history is whole regardless
+                    log.info("could not show %s as cancelled: %s", call.acp_id, exc)
 
     async def _update(self, call: _Call, **fields: Any) -> None:
         await self._session.publish(ToolCallProgress(tool_call_id=call.acp_id, **fields))
@@ -101,26 +111,30 @@ class ToolCallRunner:
     async def _emit(self, update: SessionUpdate) -> None:
         await self._session.publish(update)
 
-    async def _fail(self, call: _Call, message: str, title: str | None = None) -> None:
+    async def _fail(self, call: _Call, message: str, shown: str | None = None, tool: Tool[Any] | None = None) -> None:
+        """The call failed: the model reads `message`, the user sees `shown` (default: the same)."""
+        call.answer = message  # first: the history needs it even if the editor cannot be told
+        content: list[ToolCallContent] = [text_content(shown if shown is not None else message)]
         if not call.announced:
             call.announced = True
             start = ToolCallStart(
                 tool_call_id=call.acp_id,
-                title=title or call.request.name,
+                title=tool.title if tool is not None else f"Unknown tool {call.request.name}",
+                kind=tool.kind if tool is not None else "other",
                 raw_input=_raw_arguments(call.request),
                 status="failed",
-                content=[text_content(message)],
+                content=content,
             )
             await self._emit(start)
         else:
-            await self._update(call, status="failed", content=[text_content(message)])
-        call.answer = message
+            await self._update(call, status="failed", content=content)
 
     async def _run(self, call: _Call) -> None:
         request = call.request
         tool = self._tools.get(request.name)
         if tool is None:
-            await self._fail(call, f"Unknown tool {request.name!r}. Available tools: {', '.join(sorted(self._tools))}.")
+            available = ", ".join(sorted(self._tools))
+            await self._fail(call, f"Unknown tool {request.name!r}. Available tools: {available}.", "Unknown tool")
             return
         try:
             arguments = json.loads(request.arguments or "{}")
@@ -128,13 +142,22 @@ class ToolCallRunner:
                 raise ValueError("the arguments must be a JSON object")
             args = tool.parse(arguments)
         except (ValueError, ValidationError) as exc:
-            await self._fail(call, f"Invalid arguments for {request.name}: {exc}")
+            await self._fail(call, f"Invalid arguments for {request.name}: {exc}", f"Invalid arguments: {exc}", tool)
             return
         ctx = self._context(call)
         try:
             intent = await tool.prepare(args, ctx)
         except (ToolError, OSError) as exc:
-            await self._fail(call, str(exc))
+            await self._fail(call, str(exc), tool=tool)
+            return
+        except RequestError as exc:  # the editor failed or answered nonsense while we looked (a read)
+            await self._fail(call, f"{request.name} failed: {exc.message}", tool=tool)
+            return
+        except Exception as exc:
+            log.exception("tool %s crashed while preparing", request.name)
+            await self._fail(
+                call, f"{request.name} failed with an internal error: {type(exc).__name__}: {exc}", tool=tool
+            )
             return
         shown = ToolCallFields(
             tool_call_id=call.acp_id,
@@ -146,20 +169,22 @@ class ToolCallRunner:
             raw_input=arguments,
         )
         await self._announce(call, shown)
-        refusal = await self._authorize(call, tool, intent, shown)
+        refusal = await self._authorize(tool, intent, shown)
         if refusal is not None:
-            await self._fail(call, refusal)
+            await self._fail(call, *refusal)
             return
         await self._update(call, status="in_progress")
         try:
             result = await tool.run(args, intent, ctx)
         except (ToolError, OSError, RequestError) as exc:
             message = exc.message if isinstance(exc, RequestError) else str(exc)
-            await self._fail(call, f"{request.name} failed: {message}")
+            await self._fail(call, f"{request.name} failed: {message}", tool=tool)
             return
         except Exception as exc:
             log.exception("tool %s crashed", request.name)
-            await self._fail(call, f"{request.name} failed with an internal error: {type(exc).__name__}: {exc}")
+            await self._fail(
+                call, f"{request.name} failed with an internal error: {type(exc).__name__}: {exc}", tool=tool
+            )
             return
         await self._finish(call, result)
 
@@ -175,27 +200,39 @@ class ToolCallRunner:
         call.announced = True
         await self._emit(ToolCallStart(**dict(shown)))
 
-    async def _authorize(self, call: _Call, tool: Tool[Any], intent: Intent, shown: ToolCallFields) -> str | None:
-        """None when the call may run; else the refusal the model reads."""
+    async def _authorize(self, tool: Tool[Any], intent: Intent, shown: ToolCallFields) -> tuple[str, str] | None:
+        """None when the call may run; else the refusal: (what the model reads, what the user sees)."""
         session = self._session
         decision = decide(session.mode, tool.name, intent, session.rules, session.roots)
         if decision.action == "allow":
             return None
         if decision.action == "deny":
-            return f"Refused: {decision.reason}"
+            return f"Refused: {decision.reason} {decision.hint}".rstrip(), decision.reason
+        options = permission_options(tool.name, intent)
         try:
             # The editor shows the call as announced: the diff of an edit, the exact command.
-            outcome = await self._client.request_permission(session.id, shown, permission_options(tool.name, intent))
-        except RequestError as exc:
-            return f"Refused: permission could not be asked ({exc.message}). Do not retry this call."
+            outcome = await self._client.request_permission(session.id, shown, options)
+        except RequestError as exc:  # an error or a malformed answer: not allowed
+            return (
+                f"Refused: permission could not be asked ({exc.message}). Do not retry this call.",
+                f"Permission could not be asked: {exc.message}",
+            )
         chosen = outcome.option_id if outcome.outcome == "selected" else None
+        if chosen is not None and chosen not in {option.option_id for option in options}:
+            chosen = "reject_once"  # an option we never offered allows nothing
         if chosen in ("allow_always", "reject_always"):
             session.rules.remember(tool.name, intent, allowed=chosen == "allow_always")
         if chosen in ("allow_once", "allow_always"):
             return None
         if chosen is None:
-            return "Refused: the user dismissed the permission prompt. Do not retry this call; ask the user."
-        return "Refused: the user rejected this call. Do not retry it as is; ask the user how to proceed."
+            return (
+                "Refused: the user dismissed the permission prompt. Do not retry this call; ask the user.",
+                "Not run: the permission prompt was dismissed",
+            )
+        return (
+            "Refused: the user rejected this call. Do not retry it as is; ask the user how to proceed.",
+            "Rejected",
+        )
 
     async def _finish(self, call: _Call, result: ToolResult) -> None:
         content = result.content or [text_content(_capped(result.output))]
@@ -207,8 +244,12 @@ class ToolCallRunner:
         if any(isinstance(item, TerminalContent) for item in content):
             # The terminal is gone by the time a session is replayed: keep its output as text.
             replay_as = update.model_copy(update={"content": [text_content(_capped(result.output))]})
+        call.answer = _capped(result.output)  # first: the history needs it even if the editor cannot be told
         await self._session.publish(update, replay_as=replay_as)
-        call.answer = _capped(result.output)
+
+
+def _internal(tool: str, exc: Exception) -> str:
+    return f"{tool} failed with an internal error: {type(exc).__name__}: {exc}"
 
 
 def _raw_arguments(request: ToolCallRequest) -> Any:

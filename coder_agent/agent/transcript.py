@@ -5,9 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
 from ..acp.schema import SessionUpdate
 from ..llm.messages import ChatMessage
 from ..store.base import SessionStore, StoreError
+from ..unicode import dumps
 from .client import Client
 
 log = logging.getLogger(__name__)
@@ -53,6 +57,14 @@ class Transcript:
         if self._store is None:
             return
         try:
-            self._store.append_messages(self.session_id, [message.model_dump_json() for message in messages])
+            self._store.append_messages(self.session_id, [message_json(message) for message in messages])
         except StoreError as exc:
             log.error("conversation not saved: %s", exc)
+
+
+def message_json(message: BaseModel) -> str:
+    """A message as stored: JSON text, with any text that is not Unicode (a provider's broken escape) scrubbed."""
+    try:
+        return message.model_dump_json()
+    except PydanticSerializationError:
+        return dumps(message.model_dump(mode="json")).decode()

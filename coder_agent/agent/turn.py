@@ -10,9 +10,11 @@ from typing import Any
 from ..acp.schema import AgentMessageChunk, AgentThoughtChunk, StopReason, TextContent
 from ..llm.base import Completion, Model, ModelError, ReasoningDelta, TextDelta
 from ..llm.messages import AssistantMessage, UserMessage
+from ..unicode import is_valid, scrub
 from .client import Client
+from .history import missing_answers
 from .session import Session, new_id
-from .tool_calls import ToolCallRunner
+from .tool_calls import CANCELLED, ToolCallRunner
 from .tools.base import Tool
 from .usage import report_usage
 
@@ -57,13 +59,23 @@ async def stream_reply(session: Session, model: Model, tools: Mapping[str, Tool[
                     completion = event
     finally:
         if completion is not None:
-            session.add(completion.message.model_copy(update={"message_id": message_id}))
+            session.add(_sound(completion.message).model_copy(update={"message_id": message_id}))
         elif shown:
             # Cancelled or broken off: the user saw this much, so the model should know it said it.
-            session.add(AssistantMessage(text="".join(shown), message_id=message_id))
+            session.add(AssistantMessage(text=scrub("".join(shown)), message_id=message_id))
     if completion is None:
         raise RuntimeError("the model stream ended without a completion")
     return completion
+
+
+def _sound(message: AssistantMessage) -> AssistantMessage:
+    """The reply with any text that is not Unicode scrubbed: the next request could not be encoded otherwise."""
+    texts = [message.text, message.reasoning or "", *(call.arguments for call in message.tool_calls)]
+    if all(is_valid(text) for text in texts):
+        return message
+    calls = [call.model_copy(update={"arguments": scrub(call.arguments)}) for call in message.tool_calls]
+    reasoning = scrub(message.reasoning) if message.reasoning else message.reasoning
+    return message.model_copy(update={"text": scrub(message.text), "reasoning": reasoning, "tool_calls": calls})
 
 
 async def run_turn(
@@ -77,22 +89,27 @@ async def run_turn(
     turn_start = len(session.history)
     session.add(user)
     runner = ToolCallRunner(session, client, tools)
-    for _ in range(max_requests):
-        try:
-            completion = await stream_reply(session, model, tools)
-        except ModelError:
-            if len(session.history) == turn_start + 1:
-                # The model never answered this prompt: leave it out, or the next one would follow it unanswered.
-                session.forget_from(turn_start)
-            raise
-        await report_usage(session, model.name, completion.usage)
-        calls = completion.message.tool_calls
-        if not calls:
-            stop_reason = stop_reason_for(completion.finish_reason)
-            if stop_reason == "refusal":
-                # ACP: a refused prompt and all that came after it stay out of the next prompt's context.
-                session.forget_from(turn_start)
-            return stop_reason
-        await runner.run_all(calls)
-    log.info("turn in %s stopped after %d model requests", session.id, max_requests)
-    return "max_turn_requests"
+    try:
+        for _ in range(max_requests):
+            try:
+                completion = await stream_reply(session, model, tools)
+            except ModelError:
+                if len(session.history) == turn_start + 1:
+                    # The model never answered this prompt: leave it out, or the next one would follow it unanswered.
+                    session.forget_from(turn_start)
+                raise
+            await report_usage(session, model.name, completion.usage)
+            calls = completion.message.tool_calls
+            if not calls:
+                stop_reason = stop_reason_for(completion.finish_reason)
+                if stop_reason == "refusal":
+                    # ACP: a refused prompt and all that came after it stay out of the next prompt's context.
+                    session.forget_from(turn_start)
+                return stop_reason
+            await runner.run_all(calls)
+        log.info("turn in %s stopped after %d model requests", session.id, max_requests)
+        return "max_turn_requests"
+    finally:
+        # Whatever ended the turn (a cancel before the calls started, a broken client), no call goes unanswered.
+        for answer in missing_answers(session.history[turn_start:], CANCELLED):
+            session.add(answer)

@@ -79,6 +79,6 @@ class McpTool(Tool[McpArgs]):
 def make_tool(connection: Connection, remote: mcp.Tool, public_name: str) -> McpTool:
     """A `McpTool` for `remote`, named `public_name` (a subclass per tool: the seam's `name` is a class attribute)."""
     read_only = bool(remote.annotations is not None and remote.annotations.read_only_hint)
-    namespace = {"name": public_name, "read_only": read_only}
+    namespace = {"name": public_name, "read_only": read_only, "kind": "read" if read_only else "other"}
     cls = cast("type[McpTool]", type(f"McpTool[{public_name}]", (McpTool,), namespace))
     return cls(connection, remote)

@@ -6,6 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticSerializationError
+
+from ...unicode import dumps
 
 
 class Wire(BaseModel):
@@ -31,8 +34,11 @@ class Wire(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def wire_json(self) -> bytes:
-        """The same, serialised: compact JSON bytes with no newline in them."""
-        return self.__pydantic_serializer__.to_json(self, by_alias=True, exclude_none=True)
+        """The same, serialised: compact JSON bytes with no newline in them (and no text that is not Unicode)."""
+        try:
+            return self.__pydantic_serializer__.to_json(self, by_alias=True, exclude_none=True)
+        except PydanticSerializationError:  # a lone surrogate from a tool's output, say: scrub it, keep the rest
+            return dumps(self.wire())
 
 
 class Empty(Wire):

@@ -55,7 +55,7 @@ class LoadSessionRequest(Wire):
     session_id: str
     cwd: str
     mcp_servers: list[McpServer]
-    additional_directories: list[str] = Field(default_factory=list)
+    additional_directories: list[str] | None = None  # None: as stored
 
 
 class SessionMode(Wire):
@@ -138,7 +138,7 @@ class ResumeSessionRequest(Wire):
     session_id: str
     cwd: str
     mcp_servers: list[McpServer] = Field(default_factory=list)
-    additional_directories: list[str] = Field(default_factory=list)
+    additional_directories: list[str] | None = None  # None: as stored
 
 
 class ForkSessionResponse(Wire):

@@ -29,6 +29,8 @@ def _title(ctx: ToolContext, results: list[FileResult], changes: list[FileChange
 
 class ApplyPatch(Tool[ApplyPatchArgs]):
     name = "apply_patch"
+    title = "Apply patch"
+    kind = "edit"
     args_model = ApplyPatchArgs
 
     async def prepare(self, args: ApplyPatchArgs, ctx: ToolContext) -> Intent:

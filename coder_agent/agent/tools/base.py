@@ -127,6 +127,9 @@ class Tool(ABC, Generic[A]):
     name: ClassVar[str]
     args_model: type[A]
     read_only: ClassVar[bool] = False  # read-only calls of one model response may run concurrently
+    # How a call is shown before it could be prepared (invalid arguments, say); `prepare` says it better.
+    title: str = "Tool call"
+    kind: ToolKind = "other"
 
     @cached_property
     def description(self) -> str:

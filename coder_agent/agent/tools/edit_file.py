@@ -73,6 +73,8 @@ def _not_found(text: str, needle: str, shown: str) -> ToolError:
 
 class EditFile(Tool[EditFileArgs]):
     name = "edit_file"
+    title = "Edit file"
+    kind = "edit"
     args_model = EditFileArgs
 
     async def prepare(self, args: EditFileArgs, ctx: ToolContext) -> Intent:

@@ -69,6 +69,8 @@ def tree(files: list[str], depth: int, max_entries: int = MAX_ENTRIES) -> tuple[
 
 class ListDir(Tool[ListDirArgs]):
     name = "list_dir"
+    title = "List folder"
+    kind = "read"
     args_model = ListDirArgs
     read_only = True
 

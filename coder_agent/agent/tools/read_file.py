@@ -48,6 +48,8 @@ def _range(args: ReadFileArgs) -> str:
 
 class ReadFile(Tool[ReadFileArgs]):
     name = "read_file"
+    title = "Read file"
+    kind = "read"
     args_model = ReadFileArgs
     read_only = True
 

@@ -47,6 +47,19 @@ def short_title(command: str) -> str:
     return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1] + "…"
 
 
+def as_shown(output: str) -> str:
+    """Output as a terminal shows it: CRLF as LF, and a line rewritten after a bare CR (a progress bar) as its end."""
+    if "\r" not in output:
+        return output
+    lines = []
+    for line in output.replace("\r\n", "\n").split("\n"):
+        shown = ""
+        for piece in line.split("\r"):
+            shown = piece + shown[len(piece) :]
+        lines.append(shown)
+    return "\n".join(lines)
+
+
 def keep_end(text: str, limit: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= limit else (text[-limit:], True)
 
@@ -72,6 +85,8 @@ def summary(
 
 class RunCommand(Tool[RunCommandArgs]):
     name = "run_command"
+    title = "Run command"
+    kind = "execute"
     args_model = RunCommandArgs
     read_only = False
 
@@ -110,11 +125,12 @@ class RunCommand(Tool[RunCommandArgs]):
         except OSError as exc:
             raise ToolError(f"could not start the command: {exc}") from exc
         note = f"(output truncated: the first {run.dropped_bytes} bytes were dropped)" if run.truncated else None
-        shown = [fenced(run.output)] if run.output.strip() else []
+        output = as_shown(run.output)
+        shown = [fenced(output)] if output.strip() else []
         if run.exit_code != 0:  # the editor shows the call as completed: say how it ended
             shown.append(status_line(run.exit_code, run.signal, run.timed_out, args.timeout))
         return ToolResult(
-            output=summary(run.exit_code, run.signal, run.timed_out, args.timeout, note, run.output),
+            output=summary(run.exit_code, run.signal, run.timed_out, args.timeout, note, output),
             content=[text_content("\n".join(shown))] if shown else [],
             raw_output=_raw(run),
             failed=run.timed_out,
@@ -147,7 +163,7 @@ class RunCommand(Tool[RunCommandArgs]):
                 await _release(ctx, terminal, kill_first=not finished)
         status = status or result.exit_status or TerminalExitStatus()
         timed_out = deadline.cancelled_caught
-        output, cut = keep_end(result.output, self.output_limit)
+        output, cut = keep_end(as_shown(result.output), self.output_limit)
         note = "(output truncated: only the end is shown)" if result.truncated or cut else None
         return ToolResult(
             output=summary(status.exit_code, status.signal, timed_out, args.timeout, note, output),

@@ -85,6 +85,8 @@ def _grep_files(
 
 class Grep(Tool[GrepArgs]):
     name = "grep"
+    title = "Search file contents"
+    kind = "search"
     args_model = GrepArgs
     read_only = True
 
@@ -135,6 +137,8 @@ class GlobArgs(ToolArgs):
 
 class Glob(Tool[GlobArgs]):
     name = "glob"
+    title = "Find files"
+    kind = "search"
     args_model = GlobArgs
     read_only = True
 

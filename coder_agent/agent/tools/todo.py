@@ -45,6 +45,8 @@ def plan_summary(entries: list[TodoEntry]) -> str:
 
 class TodoWrite(Tool[TodoWriteArgs]):
     name = "todo_write"
+    title = "Update plan"
+    kind = "think"
     args_model = TodoWriteArgs
     read_only = True
 

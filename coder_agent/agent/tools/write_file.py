@@ -51,6 +51,8 @@ class WriteFileArgs(ToolArgs):
 
 class WriteFile(Tool[WriteFileArgs]):
     name = "write_file"
+    title = "Write file"
+    kind = "edit"
     args_model = WriteFileArgs
 
     async def prepare(self, args: WriteFileArgs, ctx: ToolContext) -> Intent:

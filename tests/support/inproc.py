@@ -1,0 +1,245 @@
+"""The agent in this process: the real protocol layer and core, served over memory streams.
+
+`inproc_agent` puts the official SDK's ``ClientSideConnection`` on the other end (as `spawn_agent` does with a
+process), `inproc_raw` gives plain bytes in and parsed lines out (as `raw_agent` does). Both check every line
+the agent writes against the ACP v1 schema, and fail the test if the agent's serve loop crashes. No process is
+started, so no test pays the model library's import more than once per test run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.abc
+import anyio.lowlevel
+from acp.client.connection import ClientSideConnection
+from anyio.streams.memory import MemoryObjectReceiveStream
+
+from coder_agent.server import serve
+from coder_agent.settings import Settings
+from tests.support.acp_schema import AgentMessageValidator
+from tests.support.recording_client import RecordingClient
+
+
+def test_settings(home: Path, api_base: str | None, **overrides: Any) -> Settings:
+    """Settings as the e2e `agent_env` gives them: the scripted model, fast retries, a private home."""
+    values: dict[str, Any] = {
+        "model": "openai/scripted",
+        "api_base": api_base,
+        "api_key": "sk-test",
+        "home": home,
+        "retry_base_delay": 0.01,
+        "max_retries": 2,
+        "request_timeout": 20.0,
+    }
+    values.update(overrides)
+    return Settings.model_validate(values)
+
+
+class _Inbox(anyio.abc.ByteReceiveStream):
+    """What the agent reads: the client's bytes, chunk by chunk, then EOF."""
+
+    def __init__(self, receive: MemoryObjectReceiveStream[bytes]) -> None:
+        self._receive = receive
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        try:
+            return await self._receive.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise anyio.EndOfStream from None
+
+    async def aclose(self) -> None:
+        self._receive.close()
+
+
+class _Outbox(anyio.abc.ByteSendStream):
+    """What the agent writes: handed to `deliver` at once (checked, then given to the client).
+
+    `gate`, when set, is awaited before each write: a test can hold the agent inside a write, as a client that
+    stops reading its stdout for a while does.
+    """
+
+    def __init__(self, deliver: Callable[[bytes], None]) -> None:
+        self._deliver = deliver
+        self.closed = False
+        self.gate: Callable[[bytes], Awaitable[None]] | None = None
+
+    async def send(self, item: bytes) -> None:
+        if self.closed:
+            raise anyio.BrokenResourceError
+        if self.gate is not None:
+            await self.gate(bytes(item))
+        self._deliver(bytes(item))
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class InprocIO:
+    """The streams between the test and the agent, and the checker that sees everything the agent writes."""
+
+    def __init__(self) -> None:
+        self.validator = AgentMessageValidator()
+        self._to_agent, to_agent_out = anyio.create_memory_object_stream[bytes](math.inf)
+        self.inbox = _Inbox(to_agent_out)
+        self.outbox = _Outbox(self._from_agent)
+        self._listeners: list[Callable[[bytes, list[dict[str, Any] | None]], None]] = []
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.validator.messages
+
+    def _from_agent(self, data: bytes) -> None:
+        parsed = self.validator.feed_agent(data)
+        for listener in self._listeners:
+            listener(data, parsed)
+
+    def to_agent(self, data: bytes) -> None:
+        self.validator.feed_client(data)
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._to_agent.send_nowait(data)
+
+    def close_input(self) -> None:
+        self._to_agent.close()
+
+    def forgive_unstable_fork_result(self) -> None:
+        """`session/fork` is unstable: the v1 schema has no result type for it (the SDK parsed it already)."""
+        self.validator.violations = [v for v in self.validator.violations if "'session/fork'" not in v.problem]
+
+    def check(self) -> None:
+        self.validator.end_agent()
+        if self.validator.violations:
+            raise AssertionError(self.validator.report())
+
+
+class _ClientTransport(asyncio.WriteTransport):
+    """Under the SDK's StreamWriter: its writes go to the agent's input."""
+
+    def __init__(self, io: InprocIO) -> None:
+        super().__init__()
+        self._io = io
+        self._closed = False
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self._io.to_agent(bytes(data))
+
+    def is_closing(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        self._closed = True
+        self._io.close_input()
+
+
+class InprocAgent:
+    """The agent under the official SDK's ClientSideConnection (``conn``), answered by ``client``."""
+
+    def __init__(self, io: InprocIO, client: RecordingClient) -> None:
+        self.io = io
+        self.client = client
+        self._from_agent = asyncio.StreamReader()
+        io._listeners.append(lambda data, _parsed: self._from_agent.feed_data(data))
+        self._transport = _ClientTransport(io)
+        protocol = asyncio.streams.FlowControlMixin()
+        writer = asyncio.StreamWriter(self._transport, protocol, None, asyncio.get_running_loop())
+        self.conn = ClientSideConnection(client, writer, self._from_agent)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.io.messages
+
+
+class InprocRaw:
+    """Plain bytes to the agent, parsed lines back: for input no real client would send."""
+
+    def __init__(self, io: InprocIO) -> None:
+        self.io = io
+        self._lines_in, self._lines = anyio.create_memory_object_stream[dict[str, Any] | None](math.inf)
+        io._listeners.append(self._deliver)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.io.messages
+
+    def _deliver(self, data: bytes, parsed: list[dict[str, Any] | None]) -> None:
+        for message in parsed:
+            self._lines_in.send_nowait(message)
+
+    async def send_bytes(self, data: bytes) -> None:
+        self.io.to_agent(data)
+        await anyio.lowlevel.checkpoint()
+
+    async def send_json(self, message: Any) -> None:
+        await self.send_bytes(json.dumps(message).encode() + b"\n")
+
+    async def read_message(self, timeout: float = 5.0) -> dict[str, Any]:
+        with anyio.fail_after(timeout):
+            message = await self._lines.receive()
+        if message is None:
+            raise AssertionError(f"agent wrote a line that is not a JSON object\n{self.io.validator.report()}")
+        return message
+
+    async def read_reply(self, request_id: Any, timeout: float = 5.0) -> dict[str, Any]:
+        """The answer to `request_id`, skipping notifications and other answers on the way."""
+        with anyio.fail_after(timeout):
+            while True:
+                message = await self.read_message(timeout)
+                if "method" not in message and message.get("id") == request_id:
+                    return message
+
+    def close_input(self) -> None:
+        self.io.close_input()
+
+
+@asynccontextmanager
+async def _serving(settings: Settings, io: InprocIO) -> AsyncIterator[None]:
+    stopped = anyio.Event()
+
+    async def run() -> None:
+        await serve(settings, io.inbox, io.outbox)
+        stopped.set()
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(run)
+        try:
+            yield
+        finally:
+            io.close_input()  # EOF: the agent lets what is in flight finish, briefly, and stops
+            tasks.cancel_scope.deadline = anyio.current_time() + 10
+    if not stopped.is_set():
+        raise AssertionError("the agent did not stop within 10 s of the end of its input")
+    io.check()
+
+
+@asynccontextmanager
+async def inproc_agent(
+    settings: Settings, client: RecordingClient | None = None, timeout: float = 60.0
+) -> AsyncIterator[InprocAgent]:
+    """The agent served in this process, with the SDK client on the other end; checked on exit."""
+    io = InprocIO()
+    async with _serving(settings, io):
+        agent = InprocAgent(io, client or RecordingClient())
+        try:
+            with anyio.fail_after(timeout):
+                yield agent
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                await agent.conn.close()
+
+
+@asynccontextmanager
+async def inproc_raw(settings: Settings, timeout: float = 60.0) -> AsyncIterator[InprocRaw]:
+    """The agent served in this process, with plain bytes in and parsed lines out; checked on exit."""
+    io = InprocIO()
+    async with _serving(settings, io):
+        raw = InprocRaw(io)
+        with anyio.fail_after(timeout):
+            yield raw
