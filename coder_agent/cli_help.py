@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pydantic.fields import FieldInfo
 
-from .settings import PREFIX, Settings, default_home, read_dotenv
+from .credentials import PREFIX
+from .settings import Settings, home_of, merge_user_dotenv
 
 DESCRIPTION = """\
 Speak the Agent Client Protocol (ACP v1: newline-delimited JSON-RPC 2.0) on stdin and stdout.
@@ -24,11 +25,11 @@ in a terminal it only waits for JSON-RPC on stdin. To give the agent a task from
 `coder-agent run` (see `coder-agent run --help`); to read saved sessions, `coder-agent sessions`."""
 
 
-def resolved_home(environ: Mapping[str, str], dotenv: Path = Path(".env")) -> Path:
-    """`$CODER_AGENT_HOME` as `Settings.load` finds it: the environment, then `./.env`, then the default."""
-    env = {**read_dotenv(dotenv), **environ}
-    raw = env.get(f"{PREFIX}HOME")
-    return (Path(raw) if raw is not None else default_home(env)).absolute()
+def resolved_home(environ: Mapping[str, str]) -> Path:
+    """`$CODER_AGENT_HOME` as `Settings.load` finds it: the environment, then the user's `.env`, then the default."""
+    env = dict(environ)
+    merge_user_dotenv(env)
+    return home_of(env).absolute()
 
 
 def _default(name: str, field: FieldInfo) -> str:

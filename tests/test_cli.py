@@ -72,8 +72,11 @@ def test_acp_help_shows_the_config_and_log_files_of_this_user_and_creates_nothin
         monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     elif where == "environment":
         monkeypatch.setenv("CODER_AGENT_HOME", str(home))
-    elif where == "dotenv":
-        (tmp_path / ".env").write_text(f"CODER_AGENT_HOME={home}\n")
+    elif where == "dotenv":  # the user's own .env, in the config folder (a .env in the start folder is never read)
+        config = tmp_path / "config"
+        (config / "coder-agent").mkdir(parents=True)
+        (config / "coder-agent" / ".env").write_text(f"CODER_AGENT_HOME={home}\n")
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     shown = acp_help(capsys)
     assert re.search(rf"config file +{re.escape(str(home / 'config.toml'))} \(\$CODER_AGENT_HOME/config\.toml\)", shown)
     log_file = home / "logs" / "coder-agent.log"
