@@ -38,16 +38,15 @@ def run_acp() -> int:
 
     from .logs import setup_logging
     from .server import serve_stdio
-    from .settings import Settings, SettingsError, warn_about_workspace_dotenv
+    from .settings import Settings, warn_about_workspace_dotenv
 
-    try:
-        settings = Settings.load()
-    except SettingsError as exc:
-        sys.stderr.write(f"coder-agent: {exc}\n")
-        return 2
+    # An editor shows an agent that exits as merely dead: stay up, and refuse what needs a broken setting.
+    settings = Settings.load(lenient=True)
     log_file = setup_logging(settings.log_level, settings.log_dir)
     warn_about_workspace_dotenv()
     log = logging.getLogger("coder_agent")
+    for name, problem in settings.problems.items():
+        log.error("%s: %s; requests that need it will be refused until it is fixed", name, problem)
     log.info("coder-agent %s speaking ACP on stdio (model %s, log %s)", __version__, settings.model, log_file)
     try:
         anyio.run(serve_stdio, settings, 0, protocol_fd, early)

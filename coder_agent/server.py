@@ -19,6 +19,7 @@ from .acp.stdio import stdio_streams
 from .agent.acp_agent import AcpAgent, AgentOptions, ModelFactory
 from .agent.client import Client
 from .agent.sessions import Sessions
+from .agent.settings_problems import SettingsProblems
 from .agent.tools import builtin_tools
 from .llm.base import Model
 from .settings import Settings
@@ -88,6 +89,8 @@ def build_agent(
         background,
     )
     agent.register(router)
+    if settings.problems:
+        router.before_request = SettingsProblems(settings.problems).check
     return agent
 
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
 from dotenv import dotenv_values
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .credentials import PREFIX, is_agent_variable
 
@@ -82,6 +82,14 @@ class Settings(BaseModel):
     mcp_timeout: float = Field(default=30.0, gt=0, description="Seconds an MCP server may take to start")
     mcp_call_timeout: float = Field(default=120.0, gt=0, description="Seconds an MCP tool call may take")
 
+    # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
+    # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
+    _problems: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @property
+    def problems(self) -> dict[str, str]:
+        return dict(self._problems)
+
     @field_validator("models", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
@@ -115,32 +123,55 @@ class Settings(BaseModel):
         return self.home / "logs"
 
     @classmethod
-    def load(cls, environ: MutableMapping[str, str] | None = None, *, user_files: bool = True) -> Settings:
+    def load(
+        cls, environ: MutableMapping[str, str] | None = None, *, user_files: bool = True, lenient: bool = False
+    ) -> Settings:
         """The settings from `environ` (default: the process environment) and the user's own files.
 
         With `user_files`, the variables of the user's `.env` files are first added to `environ` (values already
         set win), so that provider keys kept there reach litellm. Nothing is read from the current folder.
+        An unusable setting raises `SettingsError` naming it; with `lenient`, it stays at its default instead and
+        is listed in `problems` (the agent stays up and says what to fix when a request needs it).
         """
         env = os.environ if environ is None else environ
+        problems: dict[str, str] = {}
         if user_files:
-            merge_user_dotenv(env)
+            try:
+                merge_user_dotenv(env)
+            except SettingsError as exc:
+                if not lenient:
+                    raise
+                problems["files"] = str(exc)
         values: dict[str, object] = {}
         for name in cls.model_fields:
             raw = env.get(PREFIX + name.upper())
             if raw is not None:
                 values[name] = raw
         values["home"] = home_of(env)
-        for option, setting in read_config_file(Path(str(values["home"])) / "config.toml").items():
+        try:
+            config = read_config_file(Path(str(values["home"])) / "config.toml")
+        except SettingsError as exc:
+            if not lenient:
+                raise
+            problems["files"], config = str(exc), {}
+        for option, setting in config.items():
             if option in cls.model_fields:
                 values.setdefault(option, setting)
         try:
-            return cls.model_validate(values)
+            settings = cls.model_validate(values)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{PREFIX}{'.'.join(str(p) for p in err['loc']).upper()}: {err['msg']}"
+            found = {
+                PREFIX + str(err["loc"][0]).upper(): str(err["msg"]).removeprefix("Value error, ")
                 for err in exc.errors(include_url=False)
-            )
-            raise SettingsError(f"invalid settings: {problems}") from None
+            }
+            if not lenient:
+                listed = "; ".join(f"{name}: {message}" for name, message in found.items())
+                raise SettingsError(f"invalid settings: {listed}") from None
+            problems.update(found)
+            usable = {k: v for k, v in values.items() if PREFIX + k.upper() not in found or k == "home"}
+            settings = cls.model_validate(usable)
+        settings._problems = problems
+        return settings
 
 
 def user_dotenv_files(environ: Mapping[str, str]) -> list[Path]:

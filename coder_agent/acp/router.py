@@ -42,6 +42,8 @@ class Router:
     def __init__(self) -> None:
         self._requests: dict[str, _Route] = {}
         self._notifications: dict[str, _Route] = {}
+        # Called with each request's method before it is handled; it may refuse it by raising `RequestError`.
+        self.before_request: Callable[[str], None] | None = None
 
     def on_request(self, method: str, model: type[P], handler: Callable[[P], Awaitable[Any]]) -> None:
         self._requests[method] = _Route(model, handler)
@@ -63,7 +65,10 @@ class Router:
         route = self._requests.get(method)
         if route is None:
             raise RequestError.method_not_found(method)
-        result = await route.handler(self._parse(method, route, params))
+        parsed = self._parse(method, route, params)
+        if self.before_request is not None:
+            self.before_request(method)
+        result = await route.handler(parsed)
         if isinstance(result, Wire):
             return result.wire()
         return result
