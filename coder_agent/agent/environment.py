@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime
 import logging
 import platform
-import subprocess
 from collections.abc import Sequence
 
 import anyio
 
+from .git import git_output
 from .prompts import render
 
 log = logging.getLogger(__name__)
@@ -20,21 +20,15 @@ MAX_STATUS_LINES = 20
 
 
 async def _git(cwd: str, *args: str) -> str | None:
-    try:
-        with anyio.fail_after(3):
-            result = await anyio.run_process(
-                ["git", *args], cwd=cwd, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
-            )
-    except (OSError, TimeoutError):
-        return None
-    return result.stdout.decode(errors="replace") if result.returncode == 0 else None
+    output = await git_output(cwd, *args)
+    return None if output is None else output.decode(errors="replace")
 
 
 async def git_summary(cwd: str) -> str:
     branch = await _git(cwd, "rev-parse", "--abbrev-ref", "HEAD")
     if branch is None:
         return "not a git repository"
-    status = (await _git(cwd, "status", "--porcelain") or "").splitlines()
+    status = (await _git(cwd, "status", "--porcelain", "--ignore-submodules=all") or "").splitlines()
     summary = f"branch {branch.strip()}, " + (f"{len(status)} changed files" if status else "clean working tree")
     if status:
         shown = "\n".join(f"    {line}" for line in status[:MAX_STATUS_LINES])

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import anyio
 import anyio.from_thread
+
+from .git import git_output
 
 DEFAULT_SKIP = frozenset(
     {
@@ -182,24 +183,11 @@ def walk(root: str, limit: int = MAX_FILES, check: Callable[[], None] = _no_chec
 
 async def _git_files(root: str) -> list[str] | None:
     """What git lists under `root`, or None when it cannot say (not a work tree, no git, too slow)."""
-    command = ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"]
-    with anyio.move_on_after(GIT_TIMEOUT):
-        try:
-            done = await anyio.run_process(
-                command,
-                cwd=root,
-                stdin=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                check=False,
-                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
-            )
-        except OSError:
-            return None
-        if done.returncode != 0:
-            return None
-        names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
-        return sorted({name for name in names if name})
-    return None
+    output = await git_output(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z", timeout=GIT_TIMEOUT)
+    if output is None:
+        return None
+    names = output.decode("utf-8", errors="surrogateescape").split("\0")
+    return sorted({name for name in names if name})
 
 
 def _existing(root: str, names: list[str], limit: int) -> tuple[list[str], bool]:
