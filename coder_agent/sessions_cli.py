@@ -89,18 +89,39 @@ def nothing_saved(args: argparse.Namespace, path: Path, out: TextIO) -> int:
 # ---- list, export, delete ----------------------------------------------------------------------------------
 
 
+def last_turn(record: SessionRecord) -> Json | None:
+    turn = record.state.get("last_turn")
+    return turn if isinstance(turn, dict) else None
+
+
+def how_it_ended(record: SessionRecord) -> str | None:
+    """A short note when the session's last turn did not end normally ("error: ...", "cancelled"), else None."""
+    turn = last_turn(record) or {}
+    reason = turn.get("stop_reason")
+    if reason in (None, "end_turn"):
+        return None
+    if reason == "error":
+        return f"last turn failed: {turn.get('error') or 'unknown error'}"
+    return f"last turn: {reason}"
+
+
 def cmd_list(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -> int:
     cwd = os.path.abspath(args.cwd) if args.cwd else None
     records, more = store.list(cwd, None, args.limit)
     if args.json:
-        fields = [dataclasses.asdict(record) for record in records]
-        out.write(json.dumps([{k: v for k, v in f.items() if k != "state"} for f in fields], indent=2) + "\n")
+        fields = [
+            {**{k: v for k, v in dataclasses.asdict(record).items() if k != "state"}, "last_turn": last_turn(record)}
+            for record in records
+        ]
+        out.write(json.dumps(fields, indent=2) + "\n")
         return 0
     if not records:
         out.write(f"No saved sessions{f' in {cwd}' if cwd else ''}.\n")
     for record in records:
         title = record.title or "(untitled)"
-        out.write(f"{record.id}  {when(record.updated_at)}  {title}\n    {record.cwd}\n")
+        ended = how_it_ended(record)
+        out.write(f"{record.id}  {when(record.updated_at)}  {title}{f'  [{ended}]' if ended else ''}\n")
+        out.write(f"    {record.cwd}\n")
     if more:
         out.write(f"(more sessions: raise --limit above {args.limit})\n")
     return 0
@@ -204,6 +225,9 @@ def render(record: SessionRecord, updates: Iterable[Json], dim: Callable[[str], 
     yield f"{record.title or '(untitled)'}\n"
     yield dim(f"{record.id}{forked} in {record.cwd}\n")
     yield dim(f"created {when(record.created_at)}, updated {when(record.updated_at)}\n")
+    ended = how_it_ended(record)
+    if ended:
+        yield f"{ended}\n"
     items, usage = transcript(updates)
     for (kind, _), body in items:
         if kind == "user_message_chunk":

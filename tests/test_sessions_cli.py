@@ -231,3 +231,23 @@ def test_a_corrupt_store_fails_with_2_naming_the_file_and_no_traceback(
 def test_a_bad_command_line_fails_with_2_and_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     assert "usage: coder-agent sessions" in capsys.readouterr().err
+
+
+def test_a_session_whose_last_turn_failed_or_was_cancelled_says_so_in_list_and_show(
+    store: SqliteSessionStore, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    stamp = "2026-02-01T00:00:00.000Z"
+    failed = {"stop_reason": "error", "error": "The model provider failed (500): boom", "at": stamp}
+    for session_id, turn in (("sess_bad", failed), ("sess_stop", {"stop_reason": "cancelled", "at": stamp})):
+        record = SessionRecord(id=session_id, cwd=str(tmp_path), created_at=stamp, updated_at=stamp, title="t")
+        record.state = {"last_turn": turn}
+        store.create(record)
+    assert main(["list", "--cwd", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "sess_bad  2026-02-01 00:00 UTC  t  [last turn failed: The model provider failed (500): boom]" in out
+    assert "sess_stop  2026-02-01 00:00 UTC  t  [last turn: cancelled]" in out
+    assert main(["list", "--json", "--cwd", str(tmp_path)]) == 0
+    listed = {s["id"]: s for s in json.loads(capsys.readouterr().out)}
+    assert listed["sess_bad"]["last_turn"] == failed
+    assert main(["show", "sess_bad"]) == 0
+    assert "last turn failed: The model provider failed (500): boom" in capsys.readouterr().out
