@@ -261,7 +261,7 @@ class _Sink(anyio.abc.ByteSendStream):
 
 def profile_warm_load(home: Path) -> None:
     """The agent's `serve()` in this process, on memory streams; the second load of the big session profiled."""
-    from coder_agent.server import serve
+    from coder_agent.server.assembly import serve
     from coder_agent.settings import Settings
 
     settings = Settings.load({"CODER_AGENT_HOME": str(home), "CODER_AGENT_MODEL": "openai/bench"}, user_files=False)

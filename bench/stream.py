@@ -2,7 +2,7 @@
 
 1. Own cost, precisely: real litellm chunk objects, captured once from the scripted server, are replayed
    through the agent's real path: `LiteLLMModel._stream_once` -> `StreamAccumulator` -> `run_turn` ->
-   `RemoteClient` -> JSON-RPC `Connection` -> a pipe drained by another process (as an editor reads it).
+   `EditorClient` -> JSON-RPC `Connection` -> a pipe drained by another process (as an editor reads it).
    Only litellm's own work (HTTP, SSE parsing, its chunk objects) is left out.
 2. End to end, for scale: the same N-chunk reply streamed live from the scripted server (its own process),
    once consumed by litellm alone and once through the agent. On a busy 2-core machine litellm's own
@@ -29,7 +29,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("REPEATED_STREAMING_CHUNK_LIMIT", "1000000")
 
 from coder_agent.acp.jsonrpc import Connection
-from coder_agent.acp.remote_client import RemoteClient
 from coder_agent.acp.router import Router
 from coder_agent.agent.session import Session
 from coder_agent.agent.transcript import Transcript
@@ -38,6 +37,7 @@ from coder_agent.llm.litellm_model import LiteLLMModel, ModelConfig
 from coder_agent.llm.loader import import_litellm
 from coder_agent.llm.messages import TextPart, UserMessage
 from coder_agent.scripted.script import Reply, Script
+from coder_agent.server.editor import EditorClient
 
 
 class _Never(anyio.abc.ByteReceiveStream):
@@ -64,7 +64,7 @@ class _PipeSink(anyio.abc.ByteSendStream):
         pass
 
 
-def bench_session(client: RemoteClient) -> Session:
+def bench_session(client: EditorClient) -> Session:
     """A session that sends its updates to `client` and keeps nothing (no store: the stream is measured)."""
     session = Session(id="bench", cwd=str(Path.cwd()))
     session.transcript = Transcript(session.id, client, None)
@@ -95,7 +95,7 @@ async def litellm_alone(api_base: str) -> tuple[float, int]:
 async def through_agent(api_base: str, sink: _PipeSink) -> tuple[float, int]:
     model = LiteLLMModel(ModelConfig(model="openai/bench", api_base=api_base, api_key="sk", max_retries=0))
     connection = Connection(_Never(), sink, Router())
-    client = RemoteClient(connection)
+    client = EditorClient(connection)
     session = bench_session(client)
     before = sink.lines
     start = time.perf_counter()
@@ -157,7 +157,7 @@ async def replay_through_agent(chunks: list[object], sink: _PipeSink) -> tuple[f
             yield event
 
     model.stream = stream  # type: ignore[assignment,method-assign]
-    client = RemoteClient(Connection(_Never(), sink, Router()))
+    client = EditorClient(Connection(_Never(), sink, Router()))
     session = bench_session(client)
     before = sink.lines
     start = time.perf_counter()

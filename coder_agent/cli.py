@@ -23,7 +23,7 @@ def run_acp() -> int:
     from .acp.early import answer_initialize, reserve_stdout
 
     protocol_fd = reserve_stdout()
-    from .agent.capabilities import initialize_result
+    from .server.capabilities import initialize_result
 
     early = answer_initialize(0, protocol_fd, initialize_result)
 
@@ -37,7 +37,7 @@ def run_acp() -> int:
     import anyio
 
     from .logs import setup_logging
-    from .server import serve_stdio
+    from .server.assembly import serve_stdio
     from .settings import Settings, warn_about_workspace_dotenv
 
     # An editor shows an agent that exits as merely dead: stay up, and refuse what needs a broken setting.

@@ -160,7 +160,7 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The settings, with the command line's overrides; raises `SettingsError` when one is unusable."""
-    from .agent.acp_agent import NO_MODEL_MESSAGE
+    from .agent.prompting import NO_MODEL_MESSAGE
     from .settings import Settings, SettingsError
 
     settings = Settings.load()

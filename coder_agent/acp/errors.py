@@ -83,13 +83,6 @@ def _detail(data: Any) -> str | None:
     return None
 
 
-class MalformedReply(RequestError):
-    """The peer answered, but not with what the protocol says it answers: that one operation fails."""
-
-    def __init__(self, method: str, problem: str) -> None:
-        super().__init__(INTERNAL_ERROR, f"The client's answer to {method} is malformed: {problem}")
-
-
 class ConnectionClosed(RequestError):
     """The peer went away while we waited for its answer."""
 

@@ -17,7 +17,7 @@ from ..acp.schema import (
 
 
 class Client(Protocol):
-    """The editor behind the wire (`RemoteClient`) or a local stand-in; the core never knows which.
+    """The editor behind the wire (`server.editor.EditorClient`) or a local stand-in; the core never knows which.
 
     The file and terminal methods may be called only when `capabilities` advertises them; `Files` and
     `shell.run_local` stand in with the local disk and local process groups otherwise.

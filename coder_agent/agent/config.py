@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..acp.errors import RequestError
-from ..acp.schema import SelectOption, SessionConfigSelect, SessionModeState
+from ..acp.schema import ConfigOptionUpdate, CurrentModeUpdate, SelectOption, SessionConfigSelect, SessionModeState
+from ..llm import catalog
+from .errors import InvalidInput
 from .permissions import MODE_IDS, MODES
 from .session import Session
 
@@ -61,20 +62,51 @@ def config_options(session: Session, models: Sequence[str], reasoning: bool) -> 
 
 
 def apply_choice(session: Session, config_id: str, value: str, models: Sequence[str], reasoning: bool) -> None:
-    """Set one config option, or raise -32602 naming what is allowed."""
+    """Set one config option, or raise `InvalidInput` naming what is allowed."""
     if config_id == "mode":
         if value not in MODE_IDS:
-            raise RequestError.invalid_params(f"Invalid params: unknown mode {value!r}; one of {', '.join(MODE_IDS)}")
+            raise InvalidInput(f"Invalid params: unknown mode {value!r}; one of {', '.join(MODE_IDS)}")
         session.mode = value
     elif config_id == "model" and session.model is not None:
         allowed = model_choices(session, models)
         if value not in allowed:
-            raise RequestError.invalid_params(f"Invalid params: unknown model {value!r}; one of {', '.join(allowed)}")
+            raise InvalidInput(f"Invalid params: unknown model {value!r}; one of {', '.join(allowed)}")
         session.model = value
     elif config_id == "thought_level" and reasoning:
         levels = [level.value for level in THOUGHT_LEVELS]
         if value not in levels:
-            raise RequestError.invalid_params(f"Invalid params: thought_level must be one of {', '.join(levels)}")
+            raise InvalidInput(f"Invalid params: thought_level must be one of {', '.join(levels)}")
         session.thought_level = None if value == "off" else value
     else:
-        raise RequestError.invalid_params(f"Invalid params: unknown config option {config_id!r}")
+        raise InvalidInput(f"Invalid params: unknown config option {config_id!r}")
+
+
+class SessionConfig:
+    """Each session's modes and config options: what they are, how one is chosen, and telling the client."""
+
+    def __init__(self, model: str | None, models: Sequence[str]) -> None:
+        # The model menu: the configured model first, then the others offered (CODER_AGENT_MODELS).
+        self.menu = list(dict.fromkeys([*([model] if model else []), *models]))
+
+    @staticmethod
+    def reasoning(session: Session) -> bool:
+        """Whether the session's model takes a reasoning effort (known once litellm is loaded)."""
+        return session.model is not None and bool(catalog.supports_reasoning(session.model))
+
+    def modes(self, session: Session) -> SessionModeState:
+        return mode_state(session)
+
+    def options(self, session: Session) -> list[SessionConfigSelect]:
+        return config_options(session, self.menu, self.reasoning(session))
+
+    def choose(self, session: Session, config_id: str, value: str) -> bool:
+        """Set one option (`InvalidInput` naming what is allowed); whether the mode changed."""
+        old_mode = session.mode
+        apply_choice(session, config_id, value, self.menu, self.reasoning(session))
+        return session.mode != old_mode
+
+    async def announce(self, session: Session, mode_changed: bool, keep: bool = True) -> None:
+        """Tell the client the current state (`keep`: store it for replay too)."""
+        if mode_changed:
+            await session.publish(CurrentModeUpdate(current_mode_id=session.mode), keep=keep)
+        await session.publish(ConfigOptionUpdate(config_options=self.options(session)), keep=keep)

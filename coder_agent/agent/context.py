@@ -9,7 +9,6 @@ from urllib.parse import unquote, urlparse
 
 import anyio
 
-from ..acp.errors import RequestError
 from ..acp.schema import (
     AudioContent,
     BlobResourceContents,
@@ -21,6 +20,7 @@ from ..acp.schema import (
 )
 from ..llm.messages import ImagePart, TextPart, UserMessage, UserPart
 from .client import Client
+from .errors import ClientError, InvalidInput
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ async def _read_through_editor(client: Client, session_id: str, path: str) -> st
     while True:
         try:
             text = await client.read_text_file(session_id, path, line, page)
-        except RequestError as exc:
+        except ClientError as exc:
             if line > 1 and exc.code == INVALID_PARAMS:  # a page past the end: the last one was full
                 break
             raise
@@ -104,7 +104,7 @@ async def _read_linked_file(client: Client, session_id: str, path: str) -> str:
     if client.capabilities.fs.read_text_file:
         try:
             return await _read_through_editor(client, session_id, path)
-        except RequestError as exc:
+        except ClientError as exc:
             log.info("client could not read %s (%s); trying the disk", path, exc.message)
     return await _read_from_disk(path)
 
@@ -141,5 +141,5 @@ async def user_message_from_prompt(blocks: Sequence[ContentBlock], client: Clien
         elif isinstance(block, AudioContent):
             parts.append(TextPart(text=f"[audio clip ({block.mime_type}) not supported; ignored]"))
     if not parts:
-        raise RequestError.invalid_params("Invalid params for session/prompt: prompt is empty")
+        raise InvalidInput("Invalid params for session/prompt: prompt is empty")
     return UserMessage(parts=parts)

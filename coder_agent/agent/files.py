@@ -12,8 +12,8 @@ import tempfile
 
 import anyio
 
-from ..acp.errors import RequestError
 from .client import Client
+from .errors import ClientError
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -86,7 +86,7 @@ class Files:
             try:
                 # The editor may hold an unsaved buffer for a file that is not on disk yet: ask it first.
                 return await self._client.read_text_file(self._session_id, path, line, limit)
-            except RequestError as exc:
+            except ClientError as exc:
                 if not await target.exists():
                     raise FileNotFoundError(f"{path} does not exist") from exc
                 raise OSError(f"the editor could not read {path}: {exc.message}") from exc

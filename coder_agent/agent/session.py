@@ -9,9 +9,9 @@ import anyio
 
 from ..acp.schema import SessionUpdate
 from ..llm.messages import ChatMessage, SystemMessage
-from ..mcp import McpServers
 from .permissions import DEFAULT_MODE, MODES, PermissionRules
 from .prompts import render
+from .tool_source import ToolSource
 from .transcript import Transcript
 
 
@@ -51,7 +51,7 @@ class Session:
     title: str | None = None
     created_at: str = ""
     cost_usd: float = 0.0
-    mcp: McpServers | None = None
+    tool_source: ToolSource | None = None  # the session's MCP servers, say
     last_turn: LastTurn | None = None
     deleted: bool = False
 
@@ -93,11 +93,15 @@ class Session:
             self.turn_scope.cancel()
 
     async def shut_down(self) -> None:
-        """Cancel the turn, wait (bounded) until it has cleaned up, and free what the session holds (MCP servers)."""
+        """Cancel the turn, wait (bounded) until it has cleaned up, and free what the session holds."""
         if self.turn_scope is not None:
             self.cancel_turn()
             with anyio.move_on_after(TURN_STOP_TIMEOUT):
                 await self.turn_done.wait()
-        if self.mcp is not None:
-            mcp, self.mcp = self.mcp, None
-            await mcp.close()
+        await self.replace_tool_source(None)
+
+    async def replace_tool_source(self, source: ToolSource | None) -> None:
+        """Close the session's tool source, if it has one, and take `source` instead."""
+        old, self.tool_source = self.tool_source, source
+        if old is not None:
+            await old.close()

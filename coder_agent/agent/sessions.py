@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..acp.errors import INTERNAL_ERROR, RequestError
 from ..llm.messages import ChatMessage
 from ..store.base import SessionRecord, SessionStore, StoreError
 from .client import Client
+from .errors import InvalidInput, SessionNotFound, StoreUnavailable
 from .permissions import PermissionRules
 from .repair import looks_interrupted, repair
 from .session import LastTurn, Session, new_id
@@ -61,13 +61,13 @@ class Sessions:
 
     def _require_store(self) -> SessionStore:
         if self._store is None:
-            raise RequestError(INTERNAL_ERROR, f"Sessions are not saved: {self._store_problem}")
+            raise StoreUnavailable(f"Sessions are not saved: {self._store_problem}")
         return self._store
 
     def get(self, session_id: str) -> Session:
         session = self.live.get(session_id)
         if session is None:
-            raise RequestError.session_not_found(session_id)
+            raise SessionNotFound(session_id)
         return session
 
     def create(self, cwd: str, directories: Sequence[str], mode: str, model: str | None) -> Session:
@@ -122,7 +122,7 @@ class Sessions:
             store = self._require_store()
             record = store.get(session_id)
             if record is None:
-                raise RequestError.session_not_found(session_id)
+                raise SessionNotFound(session_id)
             session = Session(
                 id=record.id,
                 cwd=record.cwd,
@@ -222,4 +222,4 @@ class Sessions:
         try:
             return store.list(cwd, cursor, limit)
         except ValueError as exc:
-            raise RequestError.invalid_params(f"Invalid params: {exc}") from exc
+            raise InvalidInput(f"Invalid params: {exc}") from exc

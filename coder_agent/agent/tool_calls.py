@@ -16,7 +16,6 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from ..acp.errors import RequestError
 from ..acp.schema import (
     SessionUpdate,
     TerminalContent,
@@ -28,6 +27,7 @@ from ..acp.schema import (
 )
 from ..llm.messages import ToolCallRequest, ToolMessage
 from .client import Client
+from .errors import ClientError
 from .files import Files
 from .permissions import decide, permission_options
 from .session import Session, new_id
@@ -150,7 +150,7 @@ class ToolCallRunner:
         except (ToolError, OSError) as exc:
             await self._fail(call, str(exc), tool=tool)
             return
-        except RequestError as exc:  # the editor failed or answered nonsense while we looked (a read)
+        except ClientError as exc:  # the editor failed or answered nonsense while we looked (a read)
             await self._fail(call, f"{request.name} failed: {exc.message}", tool=tool)
             return
         except Exception as exc:
@@ -176,8 +176,8 @@ class ToolCallRunner:
         await self._update(call, status="in_progress")
         try:
             result = await tool.run(args, intent, ctx)
-        except (ToolError, OSError, RequestError) as exc:
-            message = exc.message if isinstance(exc, RequestError) else str(exc)
+        except (ToolError, OSError, ClientError) as exc:
+            message = exc.message if isinstance(exc, ClientError) else str(exc)
             await self._fail(call, f"{request.name} failed: {message}", tool=tool)
             return
         except Exception as exc:
@@ -212,7 +212,7 @@ class ToolCallRunner:
         try:
             # The editor shows the call as announced: the diff of an edit, the exact command.
             outcome = await self._client.request_permission(session.id, shown, options)
-        except RequestError as exc:  # an error or a malformed answer: not allowed
+        except ClientError as exc:  # an error or a malformed answer: not allowed
             return (
                 f"Refused: permission could not be asked ({exc.message}). Do not retry this call.",
                 f"Permission could not be asked: {exc.message}",

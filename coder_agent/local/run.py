@@ -38,9 +38,9 @@ from ..acp.schema import (
     TextContent,
     Wire,
 )
-from ..agent.capabilities import PROTOCOL_VERSION
 from ..agent.sessions import Sessions
-from ..server import build_agent, open_store
+from ..server.assembly import build_agent, open_store
+from ..server.capabilities import PROTOCOL_VERSION
 from ..settings import Settings
 from ..store.sqlite import SqliteSessionStore
 from .client import LocalClient, PermissionPolicy

@@ -21,10 +21,9 @@ from mcp import ClientSession, MCPError
 
 from ..acp.schema import McpServer
 from ..agent.tools.base import Tool, ToolError
-from . import errors
 from .attempt import Attempt
-from .names import ToolNames
-from .servers import left_out
+from .errors import describe, is_connection_lost, is_failure, is_timeout
+from .names import ToolNames, left_out
 from .tool import McpTool, make_tool
 from .transports import open_session
 
@@ -112,8 +111,8 @@ class Connection:
             with anyio.fail_after(self._call_timeout + CALL_GRACE):
                 return await attempt.session.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout)
         except MCPError as exc:
-            if not errors.is_connection_lost(exc) and not errors.is_timeout(exc):
-                raise ToolError(f"MCP server `{self.name}` refused the call: {errors.describe(exc)}") from exc
+            if not is_connection_lost(exc) and not is_timeout(exc):
+                raise ToolError(f"MCP server `{self.name}` refused the call: {describe(exc)}") from exc
             attempt.break_()
             raise ToolError(self._broken_message(exc)) from exc
         except Exception as exc:  # transport failures (often ExceptionGroups), malformed results, our own timeout
@@ -121,10 +120,10 @@ class Connection:
             raise ToolError(self._broken_message(exc)) from exc
 
     def _broken_message(self, exc: BaseException) -> str:
-        if errors.is_timeout(exc):
+        if is_timeout(exc):
             what = f"did not answer within {self._call_timeout:g} s"
         else:
-            what = f"failed during the call: {errors.describe(exc)}"
+            what = f"failed during the call: {describe(exc)}"
         return f"MCP server `{self.name}` {what}; it will be restarted on the next call"
 
     async def _connected(self) -> Attempt:
@@ -168,10 +167,10 @@ class Connection:
                     "it was stopped" if self._stopping else f"it did not answer within {self._connect_timeout:g} s"
                 )
         except BaseException as exc:  # a failure (even mixed with a cancellation) must not reach the task groups
-            if not errors.is_failure(exc):
+            if not is_failure(exc):
                 raise
-            log.info("MCP server %s: %s", self.name, errors.describe(exc), exc_info=True)
-            attempt.fail(errors.describe(exc))
+            log.info("MCP server %s: %s", self.name, describe(exc), exc_info=True)
+            attempt.fail(describe(exc))
         finally:
             attempt.end()
 

@@ -54,3 +54,8 @@ class ToolNames:
         self._by_key[key] = name
         self._taken.add(name)
         return name
+
+
+def left_out(server: str, reason: str) -> str:
+    """What the user is told about a server that could not start."""
+    return f"MCP server `{server}` could not start: {reason}; it is left out of this session"

@@ -17,7 +17,7 @@ import anyio.abc
 
 from ..acp.schema import McpServer
 from ..agent.tools.base import Tool
-from .names import ToolNames
+from .names import ToolNames, left_out
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -25,10 +25,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CLOSE_TIMEOUT = 10.0  # for the servers to stop; the SDK gives a stdio server 2 s, then SIGTERM, then SIGKILL
-
-
-def left_out(server: str, reason: str) -> str:
-    return f"MCP server `{server}` could not start: {reason}; it is left out of this session"
 
 
 async def _load_connection_class() -> type[Connection]:

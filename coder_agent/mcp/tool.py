@@ -10,7 +10,7 @@ Imports `mcp_types`: load it only through `coder_agent.mcp.connection` (off the 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import mcp_types as mcp
 from pydantic import Field
@@ -18,8 +18,13 @@ from pydantic import Field
 from ..agent.tools.base import Intent, Tool, ToolArgs, ToolContext, ToolResult
 from .results import convert
 
-if TYPE_CHECKING:
-    from .connection import Connection
+
+class ToolCaller(Protocol):
+    """What a tool needs of its server's connection (`connection.Connection`)."""
+
+    name: str
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> mcp.CallToolResult: ...
 
 
 class McpArgs(ToolArgs):
@@ -47,7 +52,7 @@ class McpTool(Tool[McpArgs]):
 
     args_model = McpArgs
 
-    def __init__(self, connection: Connection, remote: mcp.Tool) -> None:
+    def __init__(self, connection: ToolCaller, remote: mcp.Tool) -> None:
         self._connection = connection
         self.remote = remote
         self._description = remote.description or display_title(remote)
@@ -76,7 +81,7 @@ class McpTool(Tool[McpArgs]):
         return convert(await self._connection.call(self.remote.name, args.arguments))
 
 
-def make_tool(connection: Connection, remote: mcp.Tool, public_name: str) -> McpTool:
+def make_tool(connection: ToolCaller, remote: mcp.Tool, public_name: str) -> McpTool:
     """A `McpTool` for `remote`, named `public_name` (a subclass per tool: the seam's `name` is a class attribute)."""
     read_only = bool(remote.annotations is not None and remote.annotations.read_only_hint)
     namespace = {"name": public_name, "read_only": read_only, "kind": "read" if read_only else "other"}

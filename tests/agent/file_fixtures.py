@@ -9,9 +9,9 @@ from typing import Any
 import anyio
 import pytest
 
-from coder_agent.acp.errors import RequestError
 from coder_agent.acp.schema import ClientCapabilities, SessionUpdate, ToolCallContent
 from coder_agent.acp.schema.initialize import FileSystemCapabilities
+from coder_agent.agent.errors import ClientError
 from coder_agent.agent.files import Files
 from coder_agent.agent.tools.base import Intent, Tool, ToolContext, ToolResult
 
@@ -42,7 +42,7 @@ class EditorClient:
             try:
                 text = (await anyio.Path(path).read_bytes()).decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise RequestError.internal_error(str(exc)) from exc
+                raise ClientError(str(exc)) from exc
         if line is None and limit is None:
             return text
         lines = text.splitlines(keepends=True)

@@ -20,7 +20,6 @@ import anyio
 import pytest
 from anyio.abc import Process, TaskGroup
 
-from coder_agent.acp.errors import RequestError
 from coder_agent.acp.schema import (
     ClientCapabilities,
     SessionUpdate,
@@ -28,6 +27,7 @@ from coder_agent.acp.schema import (
     TerminalOutputResponse,
     ToolCallContent,
 )
+from coder_agent.agent.errors import ClientError
 from coder_agent.agent.files import Files
 from coder_agent.agent.tools.base import Tool, ToolContext, ToolResult
 
@@ -110,7 +110,7 @@ class TerminalEditor(NoTerminalClient):
     def _get(self, terminal_id: str) -> _Terminal:
         terminal = self.terminals.get(terminal_id)
         if terminal is None or terminal.released:
-            raise RequestError.invalid_params(f"unknown terminal {terminal_id}")
+            raise ClientError(f"unknown terminal {terminal_id}", -32602)
         return terminal
 
     def _status(self, terminal: _Terminal) -> TerminalExitStatus:
@@ -131,7 +131,7 @@ class TerminalEditor(NoTerminalClient):
         self.calls.append("output")
         terminal = self._get(terminal_id)
         if self.fail_output:
-            raise RequestError.internal_error("the terminal broke")
+            raise ClientError("the terminal broke", -32603)
         with anyio.fail_after(5):  # a killed command: let its exit be seen
             await terminal.exited.wait()
         return TerminalOutputResponse(

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.acp.errors import RequestError
 from coder_agent.acp.schema import ResourceLink
 from coder_agent.agent.context import MAX_LINKED_FILE_BYTES, user_message_from_prompt
+from coder_agent.agent.errors import ClientError
 from coder_agent.llm.messages import TextPart
 
 from .file_fixtures import SESSION, BareClient, EditorClient
@@ -31,7 +31,7 @@ class MeteredEditor(EditorClient):
             line = limit = None
         text = await super().read_text_file(session_id, path, line, limit)
         if line is not None and line > 1 and not text:
-            raise RequestError.invalid_params(f"Attempting to read beyond the end of the file, line {line}")
+            raise ClientError(f"Attempting to read beyond the end of the file, line {line}", -32602)
         self.bytes_sent += len(text.encode())
         return text
 

@@ -23,7 +23,7 @@ import anyio.lowlevel
 from acp.client.connection import ClientSideConnection
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from coder_agent.server import serve
+from coder_agent.server.assembly import serve
 from coder_agent.settings import Settings
 from tests.support.acp_schema import AgentMessageValidator
 from tests.support.recording_client import RecordingClient

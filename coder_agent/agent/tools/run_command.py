@@ -14,8 +14,8 @@ import re
 import anyio
 from pydantic import Field
 
-from ...acp.errors import RequestError
 from ...acp.schema import TerminalContent, TerminalExitStatus
+from ..errors import ClientError
 from ..shell import SHELL, LocalRun, run_local
 from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
@@ -144,7 +144,7 @@ class RunCommand(Tool[RunCommandArgs]):
                 terminal = await client.create_terminal(
                     session, SHELL, ["-c", args.command], cwd=cwd, output_byte_limit=self.output_limit
                 )
-        except RequestError as exc:
+        except ClientError as exc:
             raise ToolError(f"the editor could not start the command: {exc.message}") from exc
         finished = False
         try:
@@ -156,7 +156,7 @@ class RunCommand(Tool[RunCommandArgs]):
                 await client.kill_terminal(session, terminal)
             result = await client.terminal_output(session, terminal)
             finished = True
-        except RequestError as exc:
+        except ClientError as exc:
             raise ToolError(f"the editor's terminal failed: {exc.message}") from exc
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_TIMEOUT):

@@ -1,4 +1,8 @@
-"""`RemoteClient`: the editor on the other end of the ACP connection, as the agent core's `Client`."""
+"""`EditorClient`: the editor on the other end of the ACP connection, as the agent core's `Client`.
+
+Its failures reach the core as `ClientError` (`ClientGone` once the connection is closed): the editor's own
+error, with its detail, or an answer that does not match the protocol.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .errors import MalformedReply
-from .jsonrpc import Connection
-from .schema import (
+from ..acp.errors import ConnectionClosed, RequestError
+from ..acp.jsonrpc import Connection
+from ..acp.schema import (
     ClientCapabilities,
     CreateTerminalRequest,
     CreateTerminalResponse,
@@ -28,6 +32,7 @@ from .schema import (
     ToolCallFields,
     WriteTextFileRequest,
 )
+from ..agent.errors import ClientError, ClientGone
 
 # A client that never answers must not hang the agent forever. A person may take a while to decide.
 FILE_TIMEOUT = 60.0
@@ -38,16 +43,16 @@ R = TypeVar("R", bound=BaseModel)
 
 
 def _reply(method: str, model: type[R], result: Any) -> R:
-    """The client's answer as `model`; a malformed one fails this one operation (`MalformedReply`), never more."""
+    """The client's answer as `model`; a malformed one fails this one operation (`ClientError`), never more."""
     try:
         return model.model_validate(result)
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "result"
-        raise MalformedReply(method, f"{where}: {first['msg']}") from None
+        raise ClientError(f"The client's answer to {method} is malformed: {where}: {first['msg']}") from None
 
 
-class RemoteClient:
+class EditorClient:
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
         self._capabilities = ClientCapabilities()
@@ -61,14 +66,20 @@ class RemoteClient:
 
     async def session_update(self, session_id: str, update: SessionUpdate) -> None:
         params = b'{"sessionId":%s,"update":%s}' % (json.dumps(session_id).encode(), update.wire_json())
-        await self._connection.notify_json("session/update", params)
+        try:
+            await self._connection.notify_json("session/update", params)
+        except ConnectionClosed as exc:
+            raise ClientGone(exc.message) from exc
 
     async def replay_updates(self, session_id: str, updates_json: Sequence[bytes]) -> None:
         # One write for the whole batch: replaying 10,000 updates must take a fraction of a second.
         prefix = b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,"update":' % (
             json.dumps(session_id).encode()
         )
-        await self._connection.write_lines(b"".join(b"%s%s}}\n" % (prefix, body) for body in updates_json))
+        try:
+            await self._connection.write_lines(b"".join(b"%s%s}}\n" % (prefix, body) for body in updates_json))
+        except ConnectionClosed as exc:
+            raise ClientGone(exc.message) from exc
 
     async def request_permission(
         self, session_id: str, tool_call: ToolCallFields, options: Sequence[PermissionOption]
@@ -128,5 +139,10 @@ class RemoteClient:
         return await self._call(method, params, timeout)
 
     async def _call(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
-        result = await self._connection.request(method, params, timeout=timeout)
+        try:
+            result = await self._connection.request(method, params, timeout=timeout)
+        except ConnectionClosed as exc:
+            raise ClientGone(f"{method}: {exc.message}") from exc
+        except RequestError as exc:  # the client's own error; its detail is in the message (`from_wire`)
+            raise ClientError(exc.message, exc.code, exc.data) from exc
         return result if result is not None else {}

@@ -1,4 +1,4 @@
-"""`coder-agent acp`: wire the stdio transport, the JSON-RPC connection and the agent together."""
+"""The one place that assembles the agent, for every entry point: editors on stdio, and the headless run."""
 
 from __future__ import annotations
 
@@ -9,29 +9,33 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from .acp.early import EarlyRead
-from .acp.jsonrpc import Connection
-from .acp.lines import PrefixedStream
-from .acp.remote_client import RemoteClient
-from .acp.router import Router
-from .acp.schema import ClientCapabilities
-from .acp.stdio import stdio_streams
-from .agent.acp_agent import AcpAgent, AgentOptions, ModelFactory
-from .agent.client import Client
-from .agent.sessions import Sessions
-from .agent.settings_problems import SettingsProblems
-from .agent.tools import builtin_tools
-from .llm.base import Model
-from .settings import Settings
-from .store.base import SessionStore, StoreError
-from .store.sqlite import SqliteSessionStore
+from ..acp.early import EarlyRead
+from ..acp.jsonrpc import Connection
+from ..acp.lines import PrefixedStream
+from ..acp.router import Router
+from ..acp.schema import ClientCapabilities
+from ..acp.stdio import stdio_streams
+from ..agent.client import Client
+from ..agent.config import SessionConfig
+from ..agent.prompting import ModelFactory, Turns
+from ..agent.sessions import Sessions
+from ..agent.tools import builtin_tools
+from ..llm.base import Model
+from ..settings import Settings
+from ..store.base import SessionStore, StoreError
+from ..store.sqlite import SqliteSessionStore
+from .editor import EditorClient
+from .handlers import Handlers
+from .session_handlers import SessionHandlers
+from .settings_problems import SettingsProblems
+from .state import AgentState
 
 log = logging.getLogger(__name__)
 
 
 def model_factory(settings: Settings) -> ModelFactory:
     """Models for each turn, from the settings; litellm itself stays unimported until a turn streams."""
-    from .llm.litellm_model import LiteLLMModel, ModelConfig
+    from ..llm.litellm_model import LiteLLMModel, ModelConfig
 
     def make(model: str, reasoning_effort: str | None) -> Model:
         return LiteLLMModel(
@@ -59,17 +63,6 @@ def open_store(settings: Settings) -> tuple[SessionStore | None, str | None]:
         return None, str(exc)
 
 
-def agent_options(settings: Settings) -> AgentOptions:
-    return AgentOptions(
-        model=settings.model,
-        models=settings.models,
-        default_mode=settings.default_mode,
-        max_turn_requests=settings.max_turn_requests,
-        mcp_connect_timeout=settings.mcp_timeout,
-        mcp_call_timeout=settings.mcp_call_timeout,
-    )
-
-
 def build_agent(
     settings: Settings,
     client: Client,
@@ -77,21 +70,24 @@ def build_agent(
     sessions: Sessions,
     background: anyio.abc.TaskGroup,
     router: Router,
-) -> AcpAgent:
+) -> Handlers:
     """The agent as the settings describe it, its methods registered on `router` (editors and headless alike)."""
-    agent = AcpAgent(
+    turns = Turns(
         client,
-        set_client_capabilities,
-        agent_options(settings),
+        sessions,
         model_factory(settings),
         builtin_tools(),
-        sessions,
-        background,
+        max_turn_requests=settings.max_turn_requests,
+        tool_wait=settings.mcp_timeout,
     )
-    agent.register(router)
+    config = SessionConfig(settings.model, settings.models)
+    state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background)
+    handlers = Handlers(state)
+    handlers.register(router)
+    SessionHandlers(state).register(router)
     if settings.problems:
         router.before_request = SettingsProblems(settings.problems).check
-    return agent
+    return handlers
 
 
 async def serve(
@@ -103,14 +99,14 @@ async def serve(
     """Serve one ACP connection until its input ends (`early_initialize`: see `acp.early`)."""
     router = Router()
     connection = Connection(receive, send, router)
-    client = RemoteClient(connection)
+    client = EditorClient(connection)
     store, problem = open_store(settings)
     async with anyio.create_task_group() as background:
-        agent = build_agent(
+        handlers = build_agent(
             settings, client, client.set_capabilities, Sessions(client, store, problem), background, router
         )
         if early_initialize is not None:
-            agent.adopt_initialize(early_initialize)
+            handlers.adopt_initialize(early_initialize)
         await connection.serve()
         background.cancel_scope.cancel()
 

@@ -1,0 +1,133 @@
+"""A prompt turn, from the client's content blocks to its stop reason: the core's side of `session/prompt`.
+
+One turn at a time per session, as a task in its own cancel scope (`cancel` cancels it). However it ends, the
+session records how (`last_turn`), is titled after its first exchange, and is saved.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import anyio
+
+from ..acp.schema import ContentBlock, SessionInfoUpdate, StopReason, UserMessageChunk
+from ..llm.base import Model, ModelError
+from .client import Client
+from .context import user_message_from_prompt
+from .environment import system_prompt
+from .errors import AgentError, Busy, ClientError, NotConfigured
+from .session import LastTurn, Session, new_id
+from .sessions import Sessions, now
+from .titles import title_from_prompt
+from .tools.base import Tool
+from .turn import run_turn
+
+log = logging.getLogger(__name__)
+
+NO_MODEL_MESSAGE = (
+    "No model is configured. Set CODER_AGENT_MODEL to a litellm model string "
+    "(for example anthropic/claude-sonnet-4-5, openai/gpt-4o or ollama/qwen2.5-coder), and give its key in "
+    "CODER_AGENT_API_KEY or the provider's own variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...). "
+    "For an OpenAI-compatible server also set CODER_AGENT_API_BASE."
+)
+CANCELLED_TURN_WAIT = 10.0  # how long a new prompt waits for a cancelled turn to finish cleaning up
+
+ModelFactory = Callable[[str, str | None], Model]
+"""(litellm model string, reasoning effort or None) -> a Model."""
+
+
+class Turns:
+    """Runs the prompt turns of every session."""
+
+    def __init__(
+        self,
+        client: Client,
+        sessions: Sessions,
+        model_for: ModelFactory,
+        tools: Sequence[Tool[Any]],
+        *,
+        max_turn_requests: int,
+        tool_wait: float,
+    ) -> None:
+        self._client = client
+        self._sessions = sessions
+        self._model_for = model_for
+        self._tools = {tool.name: tool for tool in tools}
+        self._max_turn_requests = max_turn_requests
+        self._tool_wait = tool_wait
+
+    def tools_for(self, session: Session) -> Mapping[str, Tool[Any]]:
+        if session.tool_source is None:
+            return self._tools
+        return {**self._tools, **{tool.name: tool for tool in session.tool_source.tools()}}
+
+    async def prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
+        """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
+        if session.model is None:
+            raise NotConfigured(NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
+        await _wait_for_cancelled_turn(session)
+        model = self._model_for(session.model, session.thought_level)
+        ended = LastTurn("error", "the turn stopped unexpectedly")
+        stop_reason: StopReason = "cancelled"
+        with anyio.CancelScope() as scope:
+            session.turn_scope = scope
+            session.turn_done = anyio.Event()
+            try:
+                stop_reason = await self._turn(session, blocks, model)
+                ended = LastTurn(stop_reason)
+            except (ModelError, AgentError) as exc:
+                ended = LastTurn("error", exc.message)
+                raise
+            finally:
+                if scope.cancel_called:
+                    ended = LastTurn("cancelled")
+                session.last_turn = replace(ended, at=now())
+                session.turn_scope = None
+                session.turn_done.set()
+                with anyio.CancelScope(shield=True):
+                    await self._after_turn(session, blocks)
+        return "cancelled" if scope.cancelled_caught else stop_reason
+
+    async def _turn(self, session: Session, blocks: Sequence[ContentBlock], model: Model) -> StopReason:
+        if not session.system_prompt:
+            session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
+        user = await user_message_from_prompt(blocks, self._client, session.id)
+        message_id = new_id("user")
+        for block in blocks:  # the editor shows the prompt already; keep it for replay
+            session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+        if session.tool_source is not None:
+            await session.tool_source.wait_ready(self._tool_wait)
+        return await run_turn(session, user, model, self._client, self.tools_for(session), self._max_turn_requests)
+
+    async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock]) -> None:
+        """Name the session after its first exchange, and save its state."""
+        if session.title is None:
+            title = title_from_prompt(blocks)
+            if title:
+                session.title = title
+                try:
+                    await session.publish(SessionInfoUpdate(title=title, updated_at=now()))
+                except ClientError as exc:
+                    log.info("could not send the title of %s: %s", session.id, exc.message)
+        self._sessions.save(session)
+
+    def cancel(self, session_id: str) -> None:
+        session = self._sessions.live.get(session_id)
+        if session is not None:
+            session.cancel_turn()
+
+
+async def _wait_for_cancelled_turn(session: Session) -> None:
+    """One turn at a time: a new prompt may follow a cancel before that turn has finished cleaning up."""
+    scope = session.turn_scope
+    if scope is None:
+        return
+    if not scope.cancel_called:
+        raise Busy("Invalid params: a prompt is already running in this session")
+    with anyio.move_on_after(CANCELLED_TURN_WAIT):
+        await session.turn_done.wait()
+    if session.turn_scope is not None:
+        raise Busy("Invalid params: the cancelled prompt is still stopping; try again")

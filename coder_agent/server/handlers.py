@@ -1,0 +1,80 @@
+"""The ACP methods that are not about a session's life: initialize, prompt, cancel, modes and config options."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..acp.errors import RequestError
+from ..acp.router import Router
+from ..acp.schema import (
+    Empty,
+    InitializeRequest,
+    PromptRequest,
+    PromptResponse,
+    SessionIdParams,
+    SetConfigOptionRequest,
+    SetConfigOptionResponse,
+    SetSessionModeRequest,
+)
+from ..agent.session import Session
+from .capabilities import PROTOCOL_VERSION, initialize_result
+from .errors import mapped
+from .state import AgentState
+
+log = logging.getLogger(__name__)
+
+
+class Handlers:
+    def __init__(self, state: AgentState) -> None:
+        self._state = state
+
+    def register(self, router: Router) -> None:
+        router.on_request("initialize", InitializeRequest, self.initialize)
+        router.on_request("session/prompt", PromptRequest, mapped(self.prompt))
+        router.on_request("session/set_mode", SetSessionModeRequest, mapped(self.set_mode))
+        router.on_request("session/set_config_option", SetConfigOptionRequest, mapped(self.set_config_option))
+        router.on_notification("session/cancel", SessionIdParams, self.cancel)
+
+    async def initialize(self, params: InitializeRequest) -> dict[str, Any]:
+        self._state.set_client_capabilities(params.client_capabilities)
+        if params.protocol_version != PROTOCOL_VERSION:
+            log.info("client asked for protocol %s; we speak %s", params.protocol_version, PROTOCOL_VERSION)
+        return initialize_result()
+
+    def adopt_initialize(self, params: dict[str, Any]) -> None:
+        """Take in an `initialize` that was answered before the runtime started (see `acp.early`)."""
+        try:
+            request = InitializeRequest.model_validate(params)
+        except ValidationError as exc:
+            # The reply is out already; unusable capabilities count as none, as the schema's defaults say.
+            log.warning("ignoring unusable client capabilities: %s", exc)
+            request = InitializeRequest(protocol_version=PROTOCOL_VERSION)
+        self._state.set_client_capabilities(request.client_capabilities)
+
+    async def prompt(self, params: PromptRequest) -> PromptResponse:
+        session = self._state.sessions.get(params.session_id)
+        return PromptResponse(stop_reason=await self._state.turns.prompt(session, params.prompt))
+
+    async def cancel(self, params: SessionIdParams) -> None:
+        self._state.turns.cancel(params.session_id)
+
+    async def set_mode(self, params: SetSessionModeRequest) -> Empty:
+        await self._choose(params.session_id, "mode", params.mode_id, announce_mode=True)
+        return Empty()
+
+    async def set_config_option(self, params: SetConfigOptionRequest) -> SetConfigOptionResponse:
+        if not isinstance(params.value, str):
+            raise RequestError.invalid_params(f"Invalid params: {params.config_id} takes one of its listed values")
+        session = await self._choose(params.session_id, params.config_id, params.value, announce_mode=False)
+        return SetConfigOptionResponse(config_options=self._state.config.options(session))
+
+    async def _choose(self, session_id: str, config_id: str, value: str, announce_mode: bool) -> Session:
+        state = self._state
+        session = state.sessions.get(session_id)
+        mode_changed = state.config.choose(session, config_id, value)
+        state.sessions.save(session)
+        await state.config.announce(session, mode_changed=mode_changed or announce_mode)
+        return session

@@ -1,0 +1,151 @@
+"""The ACP methods of a session's life: new, load (with replay), resume, list, close, delete, fork."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ..acp.router import Router
+from ..acp.schema import (
+    AgentMessageChunk,
+    Empty,
+    ForkSessionResponse,
+    ListSessionsRequest,
+    ListSessionsResponse,
+    LoadSessionRequest,
+    McpServer,
+    NewSessionRequest,
+    NewSessionResponse,
+    ResumeSessionRequest,
+    SessionIdParams,
+    SessionInfo,
+    SessionStateResponse,
+    TextContent,
+)
+from ..agent.session import Session, new_id
+from ..llm.loader import load_litellm
+from ..mcp import McpServers
+from .errors import mapped, require_absolute
+from .state import AgentState
+
+log = logging.getLogger(__name__)
+
+
+def _list_meta(last_turn: object) -> dict[str, Any] | None:
+    """How the session's last turn ended, for clients that show it (`_meta`, as the spec reserves it for us)."""
+    if not isinstance(last_turn, dict):
+        return None
+    return {"coder-agent": {"lastTurn": {k: v for k, v in last_turn.items() if k in ("stop_reason", "error", "at")}}}
+
+
+def _require_roots(cwd: str, directories: Sequence[str] | None) -> None:
+    require_absolute("cwd", cwd)
+    for directory in directories or ():
+        require_absolute("additionalDirectories[]", directory)
+
+
+class SessionHandlers:
+    def __init__(self, state: AgentState) -> None:
+        self._state = state
+        self._preloading = False
+
+    def register(self, router: Router) -> None:
+        router.on_request("session/new", NewSessionRequest, mapped(self.new))
+        router.on_request("session/load", LoadSessionRequest, mapped(self.load))
+        router.on_request("session/resume", ResumeSessionRequest, mapped(self.resume))
+        router.on_request("session/list", ListSessionsRequest, mapped(self.list))
+        router.on_request("session/close", SessionIdParams, mapped(self.close))
+        router.on_request("session/delete", SessionIdParams, mapped(self.delete))
+        router.on_request("session/fork", ResumeSessionRequest, mapped(self.fork))  # unstable in v1
+
+    async def new(self, params: NewSessionRequest) -> NewSessionResponse:
+        _require_roots(params.cwd, params.additional_directories)
+        settings = self._state.settings
+        session = self._state.sessions.create(
+            params.cwd, params.additional_directories, settings.default_mode, settings.model
+        )
+        await self._attach_mcp(session, params.mcp_servers)
+        self._start_preload()
+        state = self._state.state_of(session)
+        return NewSessionResponse(session_id=session.id, modes=state.modes, config_options=state.config_options)
+
+    async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
+        _require_roots(params.cwd, params.additional_directories)
+        session = self._state.sessions.restore(params.session_id, params.cwd, params.additional_directories)
+        await self._attach_mcp(session, params.mcp_servers)
+        return session
+
+    async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
+        session = await self._restore(params)
+        count = await self._state.sessions.replay(session)
+        await self._state.config.announce(session, mode_changed=True, keep=False)  # sent, not stored again
+        log.info("loaded %s: replayed %d updates", session.id, count)
+        return self._state.state_of(session)
+
+    async def resume(self, params: ResumeSessionRequest) -> SessionStateResponse:
+        return self._state.state_of(await self._restore(params))
+
+    async def list(self, params: ListSessionsRequest) -> ListSessionsResponse:
+        records, next_cursor = self._state.sessions.list(params.cwd, params.cursor)
+        infos = [
+            SessionInfo(
+                session_id=record.id,
+                cwd=record.cwd,
+                additional_directories=record.additional_directories or None,
+                title=record.title,
+                updated_at=record.updated_at,
+                _meta=_list_meta(record.state.get("last_turn")),
+            )
+            for record in records
+        ]
+        return ListSessionsResponse(sessions=infos, next_cursor=next_cursor)
+
+    async def close(self, params: SessionIdParams) -> Empty:
+        await self._state.sessions.close(params.session_id)
+        return Empty()
+
+    async def delete(self, params: SessionIdParams) -> Empty:
+        await self._state.sessions.delete(params.session_id)  # an unknown session is deleted already
+        return Empty()
+
+    async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
+        _require_roots(params.cwd, params.additional_directories)
+        source = self._state.sessions.restore(params.session_id, None, None)
+        directories = params.additional_directories
+        if directories is None:  # the fork lives where its source does
+            directories = source.additional_directories
+        fork = self._state.sessions.fork(source, params.cwd, directories)
+        await self._attach_mcp(fork, params.mcp_servers)
+        state = self._state.state_of(fork)
+        return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)
+
+    async def _attach_mcp(self, session: Session, servers: Sequence[McpServer]) -> None:
+        """Connect the session's MCP servers in the background: nobody waits for them here."""
+        if not servers:
+            await session.replace_tool_source(None)
+            return
+
+        async def report(message: str) -> None:
+            notice = AgentMessageChunk(content=TextContent(text=message), message_id=new_id("notice"))
+            await session.publish(notice, keep=False)
+
+        settings = self._state.settings
+        mcp = McpServers(
+            servers, connect_timeout=settings.mcp_timeout, call_timeout=settings.mcp_call_timeout, report=report
+        )
+        await session.replace_tool_source(mcp)
+        self._state.background.start_soon(mcp.run)
+
+    def _start_preload(self) -> None:
+        """Import litellm in the background once a session exists, so the first prompt does not wait for it."""
+        if self._state.settings.model is not None and not self._preloading:
+            self._preloading = True
+            self._state.background.start_soon(self._preload)
+
+    async def _preload(self) -> None:
+        await load_litellm()
+        # Only now can litellm say which models take a reasoning effort: offer the option where they do.
+        for session in list(self._state.sessions.live.values()):
+            if self._state.config.reasoning(session):
+                await self._state.config.announce(session, mode_changed=False)

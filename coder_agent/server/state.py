@@ -1,0 +1,30 @@
+"""What the ACP method handlers share: the client, the sessions, their turns and config, the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import anyio.abc
+
+from ..acp.schema import ClientCapabilities, SessionStateResponse
+from ..agent.client import Client
+from ..agent.config import SessionConfig
+from ..agent.prompting import Turns
+from ..agent.session import Session
+from ..agent.sessions import Sessions
+from ..settings import Settings
+
+
+@dataclass
+class AgentState:
+    client: Client
+    set_client_capabilities: Callable[[ClientCapabilities], None]
+    settings: Settings
+    sessions: Sessions
+    turns: Turns
+    config: SessionConfig
+    background: anyio.abc.TaskGroup
+
+    def state_of(self, session: Session) -> SessionStateResponse:
+        return SessionStateResponse(modes=self.config.modes(session), config_options=self.config.options(session))
