@@ -28,6 +28,7 @@ from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from .credentials import PREFIX, is_agent_variable
+from .modes import MODE_IDS
 
 log = logging.getLogger(__name__)
 
@@ -100,9 +101,8 @@ class Settings(BaseModel):
     @field_validator("default_mode")
     @classmethod
     def _known_mode(cls, value: str) -> str:
-        modes = ("ask", "default", "accept-edits", "plan", "bypass")
-        if value not in modes:
-            raise ValueError(f"must be one of {', '.join(modes)}")
+        if value not in MODE_IDS:
+            raise ValueError(f"must be one of {', '.join(MODE_IDS)}")
         return value
 
     @field_validator("model", "api_base", "api_key", mode="before")

@@ -7,18 +7,13 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .. import modes
 from ..acp.schema import PermissionOption, SessionMode
 from .tools.base import Intent
 
-MODES: list[SessionMode] = [
-    SessionMode(id="ask", name="Ask", description="Every edit and every command asks first"),
-    SessionMode(id="default", name="Default", description="Reads are free; edits and commands ask"),
-    SessionMode(id="accept-edits", name="Accept edits", description="Edits inside the project are free; commands ask"),
-    SessionMode(id="plan", name="Plan", description="Read-only: no edits, no commands; the agent plans"),
-    SessionMode(id="bypass", name="Bypass", description="Nothing asks (use with care)"),
-]
-MODE_IDS = [mode.id for mode in MODES]
-DEFAULT_MODE = "default"
+MODES: list[SessionMode] = [SessionMode(id=m.id, name=m.name, description=m.description) for m in modes.MODES]
+MODE_IDS = list(modes.MODE_IDS)
+DEFAULT_MODE = modes.DEFAULT_MODE
 
 Action = Literal["allow", "ask", "deny"]
 
