@@ -88,3 +88,44 @@ async def test_command_output_has_plain_line_ends_and_progress_rewrites_collapse
     if profile == "bare":  # an editor terminal shows the output itself
         assert "\r" not in shown_text(updates)
         assert "one\ntwo\n100%\nlast" in shown_text(updates)
+
+
+async def test_a_call_that_fails_before_it_is_prepared_is_shown_under_its_tools_title_and_kind(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    calls = [
+        ToolCallStep(name="write_file", id="c1", arguments=json.dumps({"path": "x.txt"})),  # no content
+        ToolCallStep(name="nonsense_tool", id="c2", arguments="{}"),
+    ]
+    srv.enqueue(Reply.tool_calls(calls), Reply.text("ok"))
+    client = RecordingClient()
+    async with inproc_agent(settings, client) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await agent.conn.prompt(session_id=session.session_id, prompt=[text_block("go")])
+        starts = [u for u in client.updates(session.session_id) if isinstance(u, ToolCallStart)]
+    assert [(s.title, s.kind, s.status) for s in starts] == [
+        ("Write file", "edit", "failed"),
+        ("Unknown tool nonsense_tool", "other", "failed"),
+    ]
+    answers = [m["content"] for m in srv.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert answers[0].startswith("Invalid arguments for write_file")
+    assert "Available tools:" in answers[1]
+
+
+async def test_a_rejected_call_shows_the_user_a_short_note_while_the_model_reads_what_to_do(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    call = ToolCallStep(name="run_command", id="c1", arguments=json.dumps({"command": "rm -rf build"}))
+    srv.enqueue(Reply.tool_calls([call]), Reply.text("ok"))
+    client = RecordingClient(permission="reject_once")
+    async with inproc_agent(settings, client) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await agent.conn.prompt(session_id=session.session_id, prompt=[text_block("clean")])
+        final = [u for u in client.updates(session.session_id) if isinstance(u, ToolCallProgress)][-1]
+    assert final.status == "failed"
+    shown = [block.content.text for block in final.content or [] if block.type == "content"]
+    assert shown == ["Rejected"]
+    answer = next(m for m in srv.requests[-1].body["messages"] if m["role"] == "tool")["content"]
+    assert answer == "Refused: the user rejected this call. Do not retry it as is; ask the user how to proceed."
