@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .. import modes
 from ..acp.schema import PermissionOption, SessionMode
-from .tools.base import Intent
+
+if TYPE_CHECKING:  # the tools are not needed to answer `session/new`
+    from .tools.base import Intent
 
 MODES: list[SessionMode] = [SessionMode(id=m.id, name=m.name, description=m.description) for m in modes.MODES]
 MODE_IDS = list(modes.MODE_IDS)

@@ -9,21 +9,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ..acp.schema import ContentBlock, SessionInfoUpdate, StopReason, UserMessageChunk
 from ..llm.base import Model, ModelError
 from .client import Client
-from .context import user_message_from_prompt
-from .environment import system_prompt
 from .errors import AgentError, Busy, ClientError, NotConfigured
 from .session import LastTurn, Session, new_id
 from .sessions import Sessions, now
 from .titles import title_from_prompt
-from .tools.base import Tool
-from .turn import run_turn
+
+if TYPE_CHECKING:
+    from .tools.base import Tool
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,7 @@ class Turns:
         client: Client,
         sessions: Sessions,
         model_for: ModelFactory,
-        tools: Sequence[Tool[Any]],
+        tools: Callable[[], Sequence[Tool[Any]]],
         *,
         max_turn_requests: int,
         tool_wait: float,
@@ -55,14 +54,21 @@ class Turns:
         self._client = client
         self._sessions = sessions
         self._model_for = model_for
-        self._tools = {tool.name: tool for tool in tools}
+        self._make_tools = tools
+        self._tools: dict[str, Tool[Any]] | None = None
         self._max_turn_requests = max_turn_requests
         self._tool_wait = tool_wait
 
+    def builtin(self) -> Mapping[str, Tool[Any]]:
+        """The built-in tools, made (and their modules imported) the first time they are needed."""
+        if self._tools is None:
+            self._tools = {tool.name: tool for tool in self._make_tools()}
+        return self._tools
+
     def tools_for(self, session: Session) -> Mapping[str, Tool[Any]]:
         if session.tool_source is None:
-            return self._tools
-        return {**self._tools, **{tool.name: tool for tool in session.tool_source.tools()}}
+            return self.builtin()
+        return {**self.builtin(), **{tool.name: tool for tool in session.tool_source.tools()}}
 
     async def prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
@@ -92,6 +98,11 @@ class Turns:
         return "cancelled" if scope.cancelled_caught else stop_reason
 
     async def _turn(self, session: Session, blocks: Sequence[ContentBlock], model: Model) -> StopReason:
+        # Imported here, not at the top: `session/new` is answered without the turn's machinery and the tools.
+        from .context import user_message_from_prompt
+        from .environment import system_prompt
+        from .turn import run_turn
+
         if not session.system_prompt:
             session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
         user = await user_message_from_prompt(blocks, self._client, session.id)

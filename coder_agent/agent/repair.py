@@ -12,10 +12,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..acp.schema import ToolCallProgress
+from ..acp.schema import ContentToolCallContent, TextContent, ToolCallProgress
 from ..llm.messages import AssistantMessage, ChatMessage, ToolMessage, UserMessage
 from .history import missing_answers
-from .tools.base import text_content
 
 INTERRUPTED = "Interrupted: the agent stopped before this call finished; it may or may not have taken effect."
 
@@ -47,6 +46,10 @@ def _last_turn(log: Iterable[bytes]) -> tuple[dict[str, list[str]], dict[str, st
     return texts, statuses
 
 
+def _interrupted() -> ContentToolCallContent:
+    return ContentToolCallContent(content=TextContent(text=INTERRUPTED))
+
+
 def looks_interrupted(history: list[ChatMessage]) -> bool:
     """Whether the conversation stops where only a crash would stop it."""
     if history and isinstance(history[-1], UserMessage | ToolMessage):
@@ -70,6 +73,10 @@ def repair(history: list[ChatMessage], log: Iterable[bytes]) -> Repair:
     for tool_call_id, status in statuses.items():
         if status in ("pending", "in_progress"):
             result.updates.append(
-                ToolCallProgress(tool_call_id=tool_call_id, status="failed", content=[text_content(INTERRUPTED)])
+                ToolCallProgress(
+                    tool_call_id=tool_call_id,
+                    status="failed",
+                    content=[_interrupted()],
+                )
             )
     return result

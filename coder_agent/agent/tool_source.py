@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .tools.base import Tool
+if TYPE_CHECKING:
+    from .tools.base import Tool
 
 
 class ToolSource(Protocol):

@@ -16,10 +16,10 @@ import anyio
 import anyio.abc
 
 from ..acp.schema import McpServer
-from ..agent.tools.base import Tool
 from .names import ToolNames, left_out
 
 if TYPE_CHECKING:
+    from ..agent.tools.base import Tool
     from .connection import Connection
 
 log = logging.getLogger(__name__)

@@ -76,7 +76,7 @@ def build_agent(
         client,
         sessions,
         model_factory(settings),
-        builtin_tools(),
+        builtin_tools,
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
     )

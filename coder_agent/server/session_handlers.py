@@ -6,6 +6,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+import anyio
+
 from ..acp.router import Router
 from ..acp.schema import (
     AgentMessageChunk,
@@ -144,6 +146,7 @@ class SessionHandlers:
             self._state.background.start_soon(self._preload)
 
     async def _preload(self) -> None:
+        await anyio.to_thread.run_sync(self._state.turns.builtin)  # the tools' modules, off the event loop
         await load_litellm()
         # Only now can litellm say which models take a reasoning effort: offer the option where they do.
         for session in list(self._state.sessions.live.values()):

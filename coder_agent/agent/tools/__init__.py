@@ -1,19 +1,25 @@
-"""The built-in tools offered to the model."""
+"""The built-in tools offered to the model.
+
+Importing this package imports none of them: `session/new` is answered without them, and the first prompt
+(or the background preload after `session/new`) imports them through `builtin_tools()`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .apply_patch import ApplyPatch
-from .base import Tool
-from .edit_file import EditFile
-from .list_dir import ListDir
-from .read_file import ReadFile
-from .run_command import RunCommand
-from .search import Glob, Grep
-from .todo import TodoWrite
-from .write_file import WriteFile
+if TYPE_CHECKING:
+    from .base import Tool
 
 
 def builtin_tools() -> list[Tool[Any]]:
+    from .apply_patch import ApplyPatch
+    from .edit_file import EditFile
+    from .list_dir import ListDir
+    from .read_file import ReadFile
+    from .run_command import RunCommand
+    from .search import Glob, Grep
+    from .todo import TodoWrite
+    from .write_file import WriteFile
+
     return [ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()]
