@@ -81,6 +81,22 @@ class CutStep(_Step):
     type: Literal["cut"] = "cut"
 
 
+class EndStep(_Step):
+    """End the response body cleanly here: no finish chunk, no `[DONE]`.
+
+    What a proxy or load balancer sends when its connection to the model dies mid-reply: to the
+    client the HTTP exchange looks complete, only the stream's own end markers are missing.
+    """
+
+    type: Literal["end"] = "end"
+
+
+class EmptyBodyStep(_Step):
+    """Answer `200 OK` with an empty body (no SSE events at all). Must be the only step."""
+
+    type: Literal["empty_body"] = "empty_body"
+
+
 class HttpErrorStep(_Step):
     """Answer with an HTTP error instead of a completion. Must be the first step.
 
@@ -95,7 +111,16 @@ class HttpErrorStep(_Step):
 
 
 Step = Annotated[
-    TextStep | ReasoningStep | ToolCallStep | SleepStep | FinishStep | UsageStep | CutStep | HttpErrorStep,
+    TextStep
+    | ReasoningStep
+    | ToolCallStep
+    | SleepStep
+    | FinishStep
+    | UsageStep
+    | CutStep
+    | EndStep
+    | EmptyBodyStep
+    | HttpErrorStep,
     Field(discriminator="type"),
 ]
 
@@ -121,6 +146,8 @@ class Reply(BaseModel):
     def _http_error_comes_first(self) -> Reply:
         if any(isinstance(step, HttpErrorStep) for step in self.steps[1:]):
             raise ValueError("an http_error step must be the first step of a reply")
+        if any(isinstance(step, EmptyBodyStep) for step in self.steps) and len(self.steps) > 1:
+            raise ValueError("an empty_body step must be the only step of a reply")
         return self
 
     @property
@@ -168,6 +195,21 @@ class Reply(BaseModel):
     def cut_after(cls, *pieces: str) -> Reply:
         """Text pieces, then the connection drops mid-stream."""
         return cls(steps=[TextStep(pieces=list(pieces)), CutStep()])
+
+    @classmethod
+    def ended_after(cls, *pieces: str) -> Reply:
+        """Text pieces, then the body ends cleanly without a finish reason or `[DONE]`."""
+        return cls(steps=[TextStep(pieces=list(pieces)), EndStep()])
+
+    @classmethod
+    def empty_stream(cls) -> Reply:
+        """An event stream with no chunks: the body ends without a finish reason or `[DONE]`."""
+        return cls(steps=[EndStep()])
+
+    @classmethod
+    def empty_body(cls) -> Reply:
+        """`200 OK` with nothing in the body."""
+        return cls(steps=[EmptyBodyStep()])
 
     @classmethod
     def many_chunks(cls, n: int) -> Reply:

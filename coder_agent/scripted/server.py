@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-from coder_agent.scripted.script import CutStep, HttpErrorStep, Reply, Script, SleepStep
+from coder_agent.scripted.script import CutStep, EmptyBodyStep, EndStep, HttpErrorStep, Reply, Script, SleepStep
 from coder_agent.scripted.wire import completion_body, error_json, stream_events
 
 log = logging.getLogger(__name__)
@@ -233,6 +233,8 @@ class _Handler(BaseHTTPRequestHandler):
         model = str(body.get("model") or self.server.owner.model)
         if (error := reply.http_error) is not None:
             return self._send_http_error(error)
+        if reply.steps and isinstance(reply.steps[0], EmptyBodyStep):
+            return self._send_empty_body()
         if not body.get("stream"):
             for step in reply.steps:
                 if isinstance(step, SleepStep):
@@ -251,6 +253,8 @@ class _Handler(BaseHTTPRequestHandler):
             if not started:
                 self._start_event_stream()
                 started = True
+            if isinstance(event, EndStep):
+                return self._write(b"0\r\n\r\n")  # a clean end of the body, without `[DONE]`
             self._send_event(json.dumps(event))
         if not started:
             self._start_event_stream()
@@ -260,6 +264,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _send_http_error(self, error: HttpErrorStep) -> None:
         headers = {} if error.retry_after is None else {"Retry-After": f"{error.retry_after:g}"}
         self._send_json(error.status, error_json(error.message, error.status, error.error_type), headers)
+
+    def _send_empty_body(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "0")
+        self._guarded(self.end_headers)
 
     def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()

@@ -9,6 +9,7 @@ from typing import Any
 
 from coder_agent.scripted.script import (
     CutStep,
+    EndStep,
     FinishStep,
     ReasoningStep,
     Reply,
@@ -19,9 +20,11 @@ from coder_agent.scripted.script import (
     UsageStep,
 )
 
+Control = SleepStep | CutStep | EndStep
 
-def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[dict[str, Any] | SleepStep | CutStep]:
-    """The reply as `chat.completion.chunk` payloads, with its sleeps and cut left in place."""
+
+def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[dict[str, Any] | Control]:
+    """The reply as `chat.completion.chunk` payloads, with its sleeps, cut and end left in place."""
     base: dict[str, Any] = {"id": _completion_id(), "object": "chat.completion.chunk"}
     base |= {"created": int(time.time()), "model": model}
     first = True
@@ -50,7 +53,7 @@ def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[
             yield chunk({}, step.finish_reason)
         elif isinstance(step, UsageStep):
             usage = step
-        elif isinstance(step, SleepStep | CutStep):
+        elif isinstance(step, SleepStep | CutStep | EndStep):
             yield step
     if include_usage and usage is not None:
         yield {**base, "choices": [], "usage": _usage_json(usage)}
