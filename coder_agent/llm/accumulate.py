@@ -105,6 +105,11 @@ class StreamAccumulator:
             else:
                 self._thinking_blocks.append(dict(block))
 
+    @property
+    def received_anything(self) -> bool:
+        """Whether any text, reasoning or tool call arrived."""
+        return bool(self._text or self._reasoning or self._tools or self._thinking_blocks)
+
     def finish(self) -> tuple[AssistantMessage, str, Usage | None]:
         tool_calls = [
             ToolCallRequest(id=slot.id or f"call_{index}", name=slot.name, arguments="".join(slot.arguments))
