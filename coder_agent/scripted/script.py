@@ -29,10 +29,15 @@ class TextStep(_Step):
 
 
 class ReasoningStep(_Step):
-    """Thinking pieces; each one is a separate `delta.reasoning_content` chunk."""
+    """Thinking pieces; each one is a separate `delta.reasoning_content` chunk.
+
+    On the Anthropic wire they form one thinking block (`thinking_delta`s) closed by a `signature_delta`
+    carrying `signature`; the OpenAI wire has no signatures.
+    """
 
     type: Literal["reasoning"] = "reasoning"
     pieces: list[str]
+    signature: str = "scripted-signature"
 
 
 class ToolCallStep(_Step):
@@ -68,11 +73,25 @@ class FinishStep(_Step):
 
 
 class UsageStep(_Step):
-    """Token counts, sent as a usage-only chunk when the client asked for `include_usage`."""
+    """Token counts, sent as a usage-only chunk when the client asked for `include_usage`.
+
+    `prompt_tokens` counts every prompt token, cached or not; of those, `cache_read_tokens` were read
+    from the provider's prompt cache and `cache_creation_tokens` written to it. The OpenAI wire sends
+    the cache reads as `prompt_tokens_details.cached_tokens`; the Anthropic wire sends the three parts
+    (`input_tokens` is the uncached rest) in `message_start` and the output tokens in `message_delta`.
+    """
 
     type: Literal["usage"] = "usage"
     prompt_tokens: int = Field(default=DEFAULT_PROMPT_TOKENS, ge=0)
     completion_tokens: int = Field(default=0, ge=0)
+    cache_read_tokens: int = Field(default=0, ge=0)
+    cache_creation_tokens: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _cache_within_prompt(self) -> UsageStep:
+        if self.cache_read_tokens + self.cache_creation_tokens > self.prompt_tokens:
+            raise ValueError("cache_read_tokens + cache_creation_tokens cannot exceed prompt_tokens")
+        return self
 
 
 class CutStep(_Step):

@@ -109,13 +109,16 @@ def _completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex[:12]}"
 
 
-def _usage_json(usage: UsageStep) -> dict[str, int]:
+def _usage_json(usage: UsageStep) -> dict[str, Any]:
     total = usage.prompt_tokens + usage.completion_tokens
-    return {
+    payload: dict[str, Any] = {
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
         "total_tokens": total,
     }
+    if usage.cache_read_tokens:
+        payload["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
+    return payload
 
 
 # litellm classifies by message text before status: any error mentioning "invalid_request_error"
