@@ -51,8 +51,8 @@ class StreamAccumulator:
         # `__getattr__`; reading their `__dict__` keeps this at a few microseconds per chunk.
         events: list[ModelEvent] = []
         usage = _field(chunk, "usage")
-        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-            self._usage = Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+        if usage is not None:
+            self._add_usage(int(_field(usage, "prompt_tokens") or 0), int(_field(usage, "completion_tokens") or 0))
         choices = _field(chunk, "choices")
         if not choices:
             return events
@@ -78,17 +78,28 @@ class StreamAccumulator:
             self._add_tool_call_delta(call, events)
         return events
 
+    def _add_usage(self, prompt: int, completion: int) -> None:
+        # As litellm adds up a stream's usage: a count of 0 never replaces an earlier one, and (0, 0) is
+        # no usage at all (what litellm reports when the provider sent none).
+        old = self._usage
+        if old is not None:
+            prompt, completion = prompt or old.prompt_tokens, completion or old.completion_tokens
+        if prompt or completion:
+            self._usage = Usage(prompt, completion)
+
     def _add_tool_call_delta(self, call: Any, events: list[ModelEvent]) -> None:
-        index = getattr(call, "index", None) or 0
+        index = _field(call, "index") or 0
         slot = self._tools.setdefault(index, _ToolSlot())
-        if call.id:
-            slot.id = call.id
-        function = call.function
+        call_id = _field(call, "id")
+        if call_id:
+            slot.id = call_id
+        function = _field(call, "function")
         if function is not None:
-            if function.name:
-                slot.name += function.name
-            if function.arguments:
-                slot.arguments.append(function.arguments)
+            name, arguments = _field(function, "name"), _field(function, "arguments")
+            if name:
+                slot.name += name
+            if arguments:
+                slot.arguments.append(arguments)
         if not slot.announced and slot.id and slot.name:
             slot.announced = True
             events.append(ToolCallBegin(index, slot.id, slot.name))
@@ -104,6 +115,11 @@ class StreamAccumulator:
                     last["signature"] = block["signature"]
             else:
                 self._thinking_blocks.append(dict(block))
+
+    @property
+    def finish_reason_seen(self) -> bool:
+        """Whether a chunk carried a finish reason (litellm makes one up; the direct path never does)."""
+        return self._finish_reason is not None
 
     @property
     def received_anything(self) -> bool:

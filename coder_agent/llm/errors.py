@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .base import ModelError
@@ -38,7 +39,22 @@ CUT_OFF = "The model's reply was cut off"
 # What the SDKs say when they refuse to send a request without a key (never an HTTP answer).
 _MISSING_KEY = re.compile(r"missing credentials|api_key client option must be set|missing \w+ api key", re.I)
 # litellm's prefixes in front of the provider's own words: "litellm.RateLimitError: RateLimitError: OpenAIException - "
-_LITELLM_PREFIX = re.compile(r"^(litellm\.\w+: )?(\w+Error: )?(\w+Exception - )?")
+_LITELLM_PREFIX = re.compile(r"^(?:litellm\.\w+: |\w+Error: |\w+Exception - |AnthropicError - )+")
+_LITELLM_SUFFIX = re.compile(r"\. Handle with `litellm\.\w+`\.?$")
+# The statuses Anthropic gives these error types; litellm reports some of them under another status.
+_ANTHROPIC_STATUS = {"overloaded_error": 529, "request_too_large": 413}
+# The words litellm recognises a context-window error by (its ExceptionCheckers, plus Anthropic's).
+_CONTEXT_WINDOW_WORDS = (
+    "exceed context limit",
+    "this model's maximum context length is",
+    "model's maximum context limit",
+    "is longer than the model's context length",
+    "input tokens exceed the configured limit",
+    "exceeds the available context size",
+    "exceeds the maximum number of tokens allowed",
+    "prompt is too long",
+    "prompt: length",
+)
 
 
 class StreamEndedEarly(Exception):
@@ -47,6 +63,30 @@ class StreamEndedEarly(Exception):
     def __init__(self, *, received: bool) -> None:
         super().__init__("the stream ended without a finish reason")
         self.received = received
+
+
+# What the direct path raises (litellm raises its own exceptions for the same failures).
+class ProviderHTTPError(Exception):
+    """The provider answered with an HTTP error; `message` (and `kind`) are its own words from the error body."""
+
+    def __init__(self, status: int, message: str, headers: Mapping[str, str], kind: str | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status
+        self.message = message
+        self.headers = headers
+        self.kind = kind
+
+
+class ProviderUnreachable(Exception):
+    """No HTTP answer came: the connection failed or closed first (the cause is chained)."""
+
+
+class StreamStalled(Exception):
+    """The provider's answer started, then no data came within the timeout."""
+
+
+class StreamDropped(Exception):
+    """The connection broke while the provider's answer was streaming."""
 
 
 def _status(exc: BaseException) -> int | None:
@@ -64,18 +104,41 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         link = link.__cause__ or link.__context__
 
 
-def _detail(exc: BaseException) -> str:
+def _provider_words(exc: BaseException) -> tuple[str, str | None]:
+    """The provider's own error message (and error type, when it gave one), without litellm's wrapping."""
+    if isinstance(exc, ProviderHTTPError):
+        return exc.message[:500], exc.kind
     text = str(getattr(exc, "message", None) or exc).strip()
     if not text:
-        return type(exc).__name__
-    return _LITELLM_PREFIX.sub("", text.splitlines()[0], count=1)[:500]
+        return type(exc).__name__, None
+    line = _LITELLM_SUFFIX.sub("", _LITELLM_PREFIX.sub("", text.splitlines()[0]))
+    # litellm quotes an Anthropic error body as bytes: b'{"type": "error", "error": {...}}'
+    start, end = line.find("{"), line.rfind("}")
+    if 0 <= start < end:
+        try:
+            error = json.loads(line[start : end + 1]).get("error")
+        except (ValueError, AttributeError):
+            error = None
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            kind = error.get("type")
+            return error["message"][:500], kind if isinstance(kind, str) else None
+    return line[:500], None
+
+
+def is_context_window_error(message: str) -> bool:
+    lowered = message.lower()
+    return any(words in lowered for words in _CONTEXT_WINDOW_WORDS)
 
 
 def _has_http_response(exc: BaseException) -> bool:
     """Whether the provider answered at all (litellm keeps the answer's headers; a refused connection has none)."""
-    if hasattr(exc, "litellm_response_headers"):  # litellm's `response` is a stand-in, even without an answer
-        return getattr(exc, "litellm_response_headers", None) is not None
+    if type(exc).__module__.startswith("litellm"):  # its `response` is a stand-in, even without an answer
+        return bool(getattr(exc, "litellm_response_headers", None))
     return getattr(exc, "response", None) is not None
+
+
+def _detail(exc: BaseException) -> str:
+    return _provider_words(exc)[0]
 
 
 def connection_cause(exc: BaseException) -> str:
@@ -133,9 +196,16 @@ def classify_error(exc: BaseException, model: str, api_base: str | None = None) 
         return ModelError(
             "The model provider sent an empty reply (no text, no tool call, no finish reason)", retryable=True
         )
+    if isinstance(exc, StreamStalled):
+        return stalled_error()
+    if isinstance(exc, StreamDropped):
+        return dropped_error(exc)
+    if isinstance(exc, ProviderUnreachable):
+        return unreachable_error(exc, model, api_base)
     status = _status(exc)
     name = type(exc).__name__
-    detail = _detail(exc)
+    detail, kind = _provider_words(exc)
+    status = _ANTHROPIC_STATUS.get(kind or "", status) if status is not None else None
     if any(_MISSING_KEY.search(str(link)) for link in _chain(exc)):
         error = no_key_error(model, api_base)
         error.status = status if _has_http_response(exc) else None
@@ -156,18 +226,18 @@ def classify_error(exc: BaseException, model: str, api_base: str | None = None) 
             "and CODER_AGENT_API_BASE.",
             status=404,
         )
-    if name == "ContextWindowExceededError":
+    if name == "ContextWindowExceededError" or (isinstance(exc, ProviderHTTPError) and is_context_window_error(detail)):
         return ModelError(f"The conversation no longer fits {model}'s context window: {detail}", status=status)
     if name == "MidStreamFallbackError":
         original = getattr(exc, "original_exception", None)
         if "timeout" in str(original).lower():
             # litellm labels its own read timeout mid-stream a 500; nothing failed at the provider's end.
-            return ModelError("The model stopped sending data mid-reply (read timeout)", retryable=True)
+            return stalled_error()
         if type(original).__name__ == "APIConnectionError":
             return dropped_error(exc)
     if name in ("RemoteProtocolError", "ReadError", "ClientPayloadError", "ServerDisconnectedError"):
         return dropped_error(exc)
-    if name in ("Timeout", "APITimeoutError", "ReadTimeout", "ConnectTimeout"):
+    if name in ("Timeout", "APITimeoutError", "ReadTimeout", "ConnectTimeout", "WriteTimeout", "PoolTimeout"):
         return ModelError("The model provider did not answer in time (CODER_AGENT_REQUEST_TIMEOUT)", retryable=True)
     if name in ("APIConnectionError", "ConnectError") or (
         name == "InternalServerError" and not _has_http_response(exc)
@@ -179,6 +249,10 @@ def classify_error(exc: BaseException, model: str, api_base: str | None = None) 
     retryable = name in _TRANSIENT_NAMES or (status is not None and status in _RETRYABLE_STATUS)
     where = f" ({status})" if status else ""
     return ModelError(f"The model provider failed{where}: {detail}", retryable=retryable, status=status)
+
+
+def stalled_error() -> ModelError:
+    return ModelError("The model stopped sending data mid-reply (read timeout)", retryable=True)
 
 
 def dropped_error(exc: BaseException) -> ModelError:
@@ -197,7 +271,7 @@ def retry_after_seconds(exc: BaseException) -> float | None:
     """The server's `Retry-After`, in seconds, when the exception carries the HTTP response's headers."""
     headers: Any = getattr(exc, "litellm_response_headers", None)
     if headers is None:
-        headers = getattr(getattr(exc, "response", None), "headers", None)
+        headers = getattr(exc, "headers", None) or getattr(getattr(exc, "response", None), "headers", None)
     if headers is None:
         return None
     try:
