@@ -74,6 +74,8 @@ class LiteLLMModel:
             "timeout": config.timeout,
             "num_retries": 0,  # retries are ours: litellm's differ by provider
             "max_retries": 0,
+            # litellm would import and run its MCP bridge because tools are passed; our tools are our own.
+            "_skip_mcp_handler": True,
         }
         if config.api_base:
             request["api_base"] = config.api_base
