@@ -63,7 +63,8 @@ class StreamAccumulator:
         delta = _field(choice, "delta")
         if delta is None:
             return events
-        reasoning = _field(delta, "reasoning_content")
+        # vLLM, OpenRouter and others name it `reasoning`; litellm renames it `reasoning_content`.
+        reasoning = _field(delta, "reasoning_content") or _field(delta, "reasoning")
         if reasoning:
             self._reasoning.append(reasoning)
             events.append(ReasoningDelta(reasoning))

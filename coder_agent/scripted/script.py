@@ -29,7 +29,8 @@ class TextStep(_Step):
 
 
 class ReasoningStep(_Step):
-    """Thinking pieces; each one is a separate `delta.reasoning_content` chunk.
+    """Thinking pieces; each one is a separate `delta.reasoning_content` chunk (`delta.reasoning` with
+    `field="reasoning"`, as vLLM and OpenRouter send it).
 
     On the Anthropic wire they form one thinking block (`thinking_delta`s) closed by a `signature_delta`
     carrying `signature`; the OpenAI wire has no signatures.
@@ -38,6 +39,7 @@ class ReasoningStep(_Step):
     type: Literal["reasoning"] = "reasoning"
     pieces: list[str]
     signature: str = "scripted-signature"
+    field: Literal["reasoning_content", "reasoning"] = "reasoning_content"
 
 
 class ToolCallStep(_Step):

@@ -41,7 +41,7 @@ def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[
         if isinstance(step, TextStep):
             yield from (chunk({"content": piece}) for piece in step.pieces)
         elif isinstance(step, ReasoningStep):
-            yield from (chunk({"reasoning_content": piece}) for piece in step.pieces)
+            yield from (chunk({step.field: piece}) for piece in step.pieces)
         elif isinstance(step, ToolCallStep):
             for n, piece in enumerate(step.argument_pieces()):
                 call: dict[str, Any] = {"index": index, "function": {"arguments": piece}}

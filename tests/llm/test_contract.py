@@ -75,6 +75,13 @@ async def test_reasoning_streams_as_thought_deltas(wire: Wire) -> None:
         ]
 
 
+async def test_reasoning_named_reasoning_streams_as_thought_deltas(wire: Wire) -> None:
+    steps = [ReasoningStep(pieces=["Hm, ", "yes."], field="reasoning"), TextStep(pieces=["Yes."])]
+    outcome = await both(wire, [Reply(steps=[*steps, FinishStep(), UsageStep()])])
+    assert outcome.texts(ReasoningDelta) == ["Hm, ", "yes."]
+    assert outcome.completion[1]["reasoning"] == "Hm, yes."
+
+
 async def test_tool_calls_split_across_chunks_are_reassembled(wire: Wire) -> None:
     calls = [tool_call("read_file", {"path": "src/main.py"}, id="call_a", pieces=4), tool_call("grep", {}, id="call_b")]
     outcome = await both(wire, [Reply.tool_calls(calls, text=["Looking."])], tools=TOOLS)
