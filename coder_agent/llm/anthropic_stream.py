@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .errors import ProviderStreamError
+
 FINISH_REASONS = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -20,16 +22,6 @@ FINISH_REASONS = {
     "refusal": "content_filter",
     "compaction": "length",
 }
-
-
-class AnthropicStreamError(Exception):
-    """An `error` event inside the stream (litellm reports it as a 500 from the provider)."""
-
-    status_code = 500
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class AnthropicDeltas:
@@ -61,7 +53,7 @@ class AnthropicDeltas:
             return {"usage": self._add_usage(usage)} if isinstance(usage, dict) else None
         if kind == "error":
             error = payload.get("error") or {}
-            raise AnthropicStreamError(str(error.get("message") or payload))
+            raise ProviderStreamError(str(error.get("message") or payload))
         return None  # ping, message_stop and events we do not know
 
     def _start(self, block: dict[str, Any]) -> dict[str, Any] | None:

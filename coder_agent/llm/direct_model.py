@@ -22,6 +22,7 @@ from .base import Completion, ModelError, ModelEvent
 from .config import ModelConfig
 from .errors import (
     ProviderHTTPError,
+    ProviderStreamError,
     ProviderUnreachable,
     StreamDropped,
     StreamEndedEarly,
@@ -141,7 +142,10 @@ class DirectModel:
         async for _name, data in sse_events(response.aiter_bytes()):
             if data == "[DONE]":
                 return
-            for event in acc.add(loads(data)):
+            chunk = loads(data)
+            if "error" in chunk:  # vLLM, sglang and others report a failure inside the stream
+                raise ProviderStreamError(error_message(chunk)[0] or data)
+            for event in acc.add(chunk):
                 yield event
 
 

@@ -81,6 +81,14 @@ class ProviderUnreachable(Exception):
     """No HTTP answer came: the connection failed or closed first (the cause is chained)."""
 
 
+class ProviderStreamError(Exception):
+    """The provider sent an error event inside its stream (an OpenAI-style `{"error": ...}`, Anthropic's `error`)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class StreamStalled(Exception):
     """The provider's answer started, then no data came within the timeout."""
 
@@ -202,6 +210,8 @@ def classify_error(exc: BaseException, model: str, api_base: str | None = None) 
         return dropped_error(exc)
     if isinstance(exc, ProviderUnreachable):
         return unreachable_error(exc, model, api_base)
+    if isinstance(exc, ProviderStreamError):
+        return stream_error(exc.message)
     status = _status(exc)
     name = type(exc).__name__
     detail, kind = _provider_words(exc)
@@ -230,6 +240,14 @@ def classify_error(exc: BaseException, model: str, api_base: str | None = None) 
         return ModelError(f"The conversation no longer fits {model}'s context window: {detail}", status=status)
     if name == "MidStreamFallbackError":
         original = getattr(exc, "original_exception", None)
+        # An error event in the stream: the OpenAI SDK raises its APIError; litellm's Anthropic handler a 500.
+        event = next(
+            (e for e in _chain(exc) if type(e).__module__.startswith("openai") and type(e).__name__ == "APIError"), None
+        )
+        if event is not None:
+            return stream_error(str(event))
+        if type(original).__name__ == "InternalServerError":
+            return stream_error(_detail(original) if original is not None else detail)
         if "timeout" in str(original).lower():
             # litellm labels its own read timeout mid-stream a 500; nothing failed at the provider's end.
             return stalled_error()
@@ -249,6 +267,10 @@ def classify_error(exc: BaseException, model: str, api_base: str | None = None) 
     retryable = name in _TRANSIENT_NAMES or (status is not None and status in _RETRYABLE_STATUS)
     where = f" ({status})" if status else ""
     return ModelError(f"The model provider failed{where}: {detail}", retryable=retryable, status=status)
+
+
+def stream_error(message: str) -> ModelError:
+    return ModelError(f"The model provider reported an error mid-reply: {message}", retryable=True)
 
 
 def stalled_error() -> ModelError:

@@ -20,6 +20,7 @@ from coder_agent.scripted.script import (
     ReasoningStep,
     Reply,
     SleepStep,
+    StreamErrorStep,
     TextStep,
     ToolCallStep,
     UsageStep,
@@ -74,6 +75,10 @@ def stream_events(reply: Reply, *, model: str) -> Iterator[Event | Control]:
             continue
         elif isinstance(step, SleepStep | CutStep | EndStep):
             yield step
+            continue
+        elif isinstance(step, StreamErrorStep):
+            yield "error", error_json(step.message, 500, step.error_type)
+            yield EndStep()
             continue
         else:
             continue

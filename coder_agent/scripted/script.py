@@ -112,6 +112,18 @@ class EndStep(_Step):
     type: Literal["end"] = "end"
 
 
+class StreamErrorStep(_Step):
+    """An error event inside the stream, then the end of the body.
+
+    OpenAI-compatible servers (vLLM, sglang) send `data: {"error": {...}}`; Anthropic sends
+    `event: error` with `{"type": "error", "error": {"type": ..., "message": ...}}` (e.g. overloaded).
+    """
+
+    type: Literal["stream_error"] = "stream_error"
+    message: str
+    error_type: str = "overloaded_error"
+
+
 class EmptyBodyStep(_Step):
     """Answer `200 OK` with an empty body (no SSE events at all). Must be the only step."""
 
@@ -140,6 +152,7 @@ Step = Annotated[
     | UsageStep
     | CutStep
     | EndStep
+    | StreamErrorStep
     | EmptyBodyStep
     | HttpErrorStep,
     Field(discriminator="type"),

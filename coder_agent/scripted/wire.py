@@ -15,6 +15,7 @@ from coder_agent.scripted.script import (
     Reply,
     SleepStep,
     Step,
+    StreamErrorStep,
     TextStep,
     ToolCallStep,
     UsageStep,
@@ -55,6 +56,9 @@ def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[
             usage = step
         elif isinstance(step, SleepStep | CutStep | EndStep):
             yield step
+        elif isinstance(step, StreamErrorStep):
+            yield {"error": {"message": step.message, "type": step.error_type, "code": None}}
+            yield EndStep()
     if include_usage and usage is not None:
         yield {**base, "choices": [], "usage": _usage_json(usage)}
 

@@ -31,6 +31,7 @@ from coder_agent.scripted.script import (
     HttpErrorStep,
     ReasoningStep,
     Reply,
+    StreamErrorStep,
     TextStep,
     ToolCallStep,
     UsageStep,
@@ -177,6 +178,23 @@ async def test_an_end_without_a_finish_reason_after_text_fails_as_cut_off(wire: 
     assert outcome.texts() == ["Hel", "lo"]
     assert outcome.error is not None and outcome.error[0].startswith("The model's reply was cut off")
     assert outcome.requests == 1
+
+
+async def test_an_error_event_before_any_text_is_retried(wire: Wire) -> None:
+    outcome = await both(wire, [Reply(steps=[StreamErrorStep(message="Overloaded")]), Reply.text("ok")])
+    assert outcome.texts() == ["ok"]
+    assert outcome.requests == 2
+
+
+async def test_an_error_event_after_text_fails_as_cut_off_with_the_providers_words(wire: Wire) -> None:
+    broken = Reply(steps=[TextStep(pieces=["Hel"]), StreamErrorStep(message="Overloaded")])
+    outcome = await both(wire, [broken, Reply.text("unused")])
+    assert outcome.texts() == ["Hel"]
+    assert outcome.error == (
+        "The model's reply was cut off: the model provider reported an error mid-reply: Overloaded",
+        False,
+        None,
+    )
 
 
 @pytest.mark.parametrize(
