@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from .base import ModelEvent, ReasoningDelta, TextDelta, ToolCallBegin, Usage
+from .errors import StreamEndedEarly
 from .messages import AssistantMessage, ToolCallRequest
 
 
@@ -126,6 +127,17 @@ class StreamAccumulator:
     def received_anything(self) -> bool:
         """Whether any text, reasoning or tool call arrived."""
         return bool(self._text or self._reasoning or self._tools or self._thinking_blocks)
+
+    def check_complete(self, finished: bool) -> None:
+        """Raise `StreamEndedEarly` unless the stream ended as a reply ends: with a finish reason, and with
+        something in it (text, a thought, a tool call, or at least the usage). `finished`: whether the
+        provider sent a finish reason."""
+        if not finished:
+            raise StreamEndedEarly(received=self.received_anything)
+        if not self.received_anything and self._usage is None:
+            raise StreamEndedEarly(
+                received=False
+            )  # e.g. `[DONE]` alone, which some of litellm's handlers call a finish
 
     def finish(self) -> tuple[AssistantMessage, str, Usage | None]:
         tool_calls = [

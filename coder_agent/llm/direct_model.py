@@ -25,7 +25,6 @@ from .errors import (
     ProviderStreamError,
     ProviderUnreachable,
     StreamDropped,
-    StreamEndedEarly,
     StreamStalled,
     classify_error,
     no_key_error,
@@ -59,8 +58,15 @@ class DirectModel:
                 raise NeedsLiteLLM("Anthropic thinking budgets are litellm's to map")
             max_tokens = config.max_tokens or max_tokens_for(route.model, self.prices)
             return anthropic_body(route.model, provider_messages, tools, max_tokens)
-        effort = config.reasoning_effort if route.send_reasoning_effort else None
-        return openai_body(route.model, provider_messages, tools, max_tokens=config.max_tokens, reasoning_effort=effort)
+        return openai_body(
+            route.model,
+            provider_messages,
+            tools,
+            max_tokens=config.max_tokens,
+            reasoning_effort=config.reasoning_effort if route.send_reasoning_effort else None,
+            extra=route.body,
+            drop=("thinking_blocks",) if route.drop_thinking_blocks else (),
+        )
 
     async def stream(
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()
@@ -91,7 +97,7 @@ class DirectModel:
                 "content-type": "application/json",
                 "accept": "application/json",
             }
-        return openai_headers(key)
+        return {**openai_headers(key), **self.route.headers}
 
     async def _stream_once(self, body: bytes) -> AsyncGenerator[ModelEvent, None]:
         import httpx
@@ -121,8 +127,7 @@ class DirectModel:
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await response.aclose()
-        if not acc.finish_reason_seen:
-            raise StreamEndedEarly(received=acc.received_anything)
+        acc.check_complete(acc.finish_reason_seen)
         message, finish_reason, usage = acc.finish()
         if usage is not None:
             cost = self.prices.cost(self.route.model, self.route.provider, usage.prompt_tokens, usage.completion_tokens)

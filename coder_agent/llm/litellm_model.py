@@ -13,7 +13,7 @@ import anyio
 from .accumulate import StreamAccumulator
 from .base import Completion, ModelError, ModelEvent
 from .config import ModelConfig
-from .errors import StreamEndedEarly, classify_error
+from .errors import classify_error
 from .loader import load_litellm
 from .messages import ChatMessage
 from .retry import with_retries
@@ -57,8 +57,7 @@ class LiteLLMModel:
                 await response.aclose()
         # litellm ends a stream that stopped without a finish reason with one it made up ("stop"); its
         # stream wrapper keeps the one the provider sent, if any.
-        if getattr(response, "received_finish_reason", None) is None:
-            raise StreamEndedEarly(received=acc.received_anything)
+        acc.check_complete(getattr(response, "received_finish_reason", None) is not None)
         message, finish_reason, usage = acc.finish()
         if usage is not None:
             usage = acc.priced(usage, self._cost(litellm, usage.prompt_tokens, usage.completion_tokens))

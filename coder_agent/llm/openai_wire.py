@@ -13,11 +13,13 @@ def openai_body(
     *,
     max_tokens: int | None,
     reasoning_effort: str | None,
+    extra: Mapping[str, Any] | None = None,
+    drop: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     # litellm passes our messages through as they are, less the fields that are None (an assistant
-    # message with only tool calls goes without `content`).
+    # message with only tool calls goes without `content`) and those a provider drops (`drop`).
     body: dict[str, Any] = {
-        "messages": [{key: value for key, value in m.items() if value is not None} for m in messages],
+        "messages": [{k: v for k, v in m.items() if v is not None and k not in drop} for m in messages],
         "model": model,
     }
     if max_tokens:
@@ -28,6 +30,7 @@ def openai_body(
     body["stream_options"] = {"include_usage": True}
     if tools:
         body["tools"] = list(tools)
+    body.update(extra or {})
     return body
 
 

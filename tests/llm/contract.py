@@ -24,23 +24,30 @@ from coder_agent.scripted.server import ScriptedModelServer
 Path = Literal["direct", "litellm"]
 PATHS: tuple[Path, Path] = ("direct", "litellm")
 HELLO: list[ChatMessage] = [UserMessage(parts=[TextPart(text="hi")])]
-# The headers that carry what the provider acts on (the SDKs add their own user agents and such).
-_HEADERS = ("authorization", "x-api-key", "anthropic-version", "anthropic-beta", "content-type")
 
 
 @dataclass(frozen=True)
 class Wire:
+    """A provider the direct path serves, pointed at the scripted server."""
+
     name: str
     model: str
+    priced_model: str  # one litellm knows prices for, on the same provider
+    key_variable: str | None  # where litellm looks for the key; None: it sends a placeholder
+    effort_goes_direct: bool = True  # whether a call with a reasoning effort takes the direct path
     key: str = "sk-test"
 
     def api_base(self, srv: ScriptedModelServer) -> str:
         return srv.anthropic_url if self.model.startswith("anthropic/") else srv.url
 
 
-OPENAI = Wire("openai", "openai/scripted")
-ANTHROPIC = Wire("anthropic", "anthropic/claude-sonnet-4-5")
-WIRES = [OPENAI, ANTHROPIC]
+OPENAI = Wire("openai", "openai/scripted", "openai/gpt-4o", "OPENAI_API_KEY")
+ANTHROPIC = Wire("anthropic", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", False)
+VLLM = Wire("hosted_vllm", "hosted_vllm/qwen", "hosted_vllm/qwen", None)
+LM_STUDIO = Wire("lm_studio", "lm_studio/qwen", "lm_studio/qwen", None)
+WIRES = [OPENAI, ANTHROPIC, VLLM, LM_STUDIO]
+# The headers that carry what the provider acts on (the SDKs add their own user agents and such).
+_HEADERS = ("authorization", "x-api-key", "anthropic-version", "anthropic-beta", "content-type")
 
 
 @dataclass

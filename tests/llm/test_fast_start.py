@@ -64,7 +64,7 @@ async def test_anthropic_thinking_waits_for_litellm(srv: ScriptedModelServer) ->
 
 async def test_a_provider_we_do_not_reproduce_waits_for_litellm(srv: ScriptedModelServer) -> None:
     srv.enqueue(Reply.text("via litellm"))
-    config = config_for(OPENAI, srv, model="hosted_vllm/qwen")
+    config = config_for(OPENAI, srv, model="openrouter/openai/gpt-4o")
     model = FastStartModel(config, litellm_ready=lambda: False)
     assert await texts(model) == ["via litellm"]
     assert not agents(srv)[0].startswith("python-httpx/")
