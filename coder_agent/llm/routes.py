@@ -19,6 +19,7 @@ OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
 
 # Environment that changes what litellm or the SDKs it drives send, in ways we do not reproduce.
+_TRANSPORT_UNSURE_ENV = ("DISABLE_AIOHTTP_TRUST_ENV", "SSL_VERIFY", "SSL_CERTIFICATE")  # litellm's proxy/TLS knobs
 _OPENAI_UNSURE_ENV = ("OPENAI_ORGANIZATION", "OPENAI_ORG_ID", "OPENAI_PROJECT", "OPENAI_PROJECT_ID")
 _ANTHROPIC_UNSURE_ENV = ("LITELLM_ANTHROPIC_DISABLE_URL_SUFFIX",)
 
@@ -56,6 +57,8 @@ def provider_and_name(model: str, prices: PriceMap) -> tuple[str, str] | None:
 
 
 def direct_route(config: ModelConfig, prices: PriceMap, environ: Mapping[str, str]) -> Route | None:
+    if any(_env(environ, variable) for variable in _TRANSPORT_UNSURE_ENV):
+        return None
     resolved = provider_and_name(config.model, prices)
     if resolved is None:
         return None
