@@ -42,6 +42,7 @@ class FastStartModel:
             events = self._litellm.stream(messages, tools)
         else:
             model, request = direct
+            log.debug("%s: direct to %s while litellm loads", self.config.model, model.route.url)
             events = model.stream_request(request)
         async with aclosing(events) as stream:
             async for event in stream:

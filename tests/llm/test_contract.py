@@ -249,13 +249,6 @@ async def test_max_tokens_and_reasoning_effort_are_sent_as_litellm_sends_them(wi
     assert body.get("reasoning_effort") == (None if wire is LM_STUDIO else effort)
 
 
-async def test_a_known_openai_model_drops_the_reasoning_effort_as_litellm_does(wire: Wire) -> None:
-    if wire is not OPENAI:
-        pytest.skip("OpenAI models only")
-    outcome = await both(wire, [Reply.text("ok")], model="openai/gpt-4o", reasoning_effort="low")
-    assert "reasoning_effort" not in outcome.bodies[0]
-
-
 async def test_no_api_key_is_reported_alike_without_a_request(wire: Wire, monkeypatch: pytest.MonkeyPatch) -> None:
     for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
         monkeypatch.delenv(variable, raising=False)
