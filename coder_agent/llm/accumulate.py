@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 from .base import ModelEvent, ReasoningDelta, TextDelta, ToolCallBegin, Usage
+from .errors import StreamEndedEarly
 from .messages import AssistantMessage, ToolCallRequest
 
 
@@ -51,8 +52,8 @@ class StreamAccumulator:
         # `__getattr__`; reading their `__dict__` keeps this at a few microseconds per chunk.
         events: list[ModelEvent] = []
         usage = _field(chunk, "usage")
-        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-            self._usage = Usage(int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
+        if usage is not None:
+            self._add_usage(int(_field(usage, "prompt_tokens") or 0), int(_field(usage, "completion_tokens") or 0))
         choices = _field(chunk, "choices")
         if not choices:
             return events
@@ -63,7 +64,8 @@ class StreamAccumulator:
         delta = _field(choice, "delta")
         if delta is None:
             return events
-        reasoning = _field(delta, "reasoning_content")
+        # vLLM, OpenRouter and others name it `reasoning`; litellm renames it `reasoning_content`.
+        reasoning = _field(delta, "reasoning_content") or _field(delta, "reasoning")
         if reasoning:
             self._reasoning.append(reasoning)
             events.append(ReasoningDelta(reasoning))
@@ -78,17 +80,28 @@ class StreamAccumulator:
             self._add_tool_call_delta(call, events)
         return events
 
+    def _add_usage(self, prompt: int, completion: int) -> None:
+        # As litellm adds up a stream's usage: a count of 0 never replaces an earlier one, and (0, 0) is
+        # no usage at all (what litellm reports when the provider sent none).
+        old = self._usage
+        if old is not None:
+            prompt, completion = prompt or old.prompt_tokens, completion or old.completion_tokens
+        if prompt or completion:
+            self._usage = Usage(prompt, completion)
+
     def _add_tool_call_delta(self, call: Any, events: list[ModelEvent]) -> None:
-        index = getattr(call, "index", None) or 0
+        index = _field(call, "index") or 0
         slot = self._tools.setdefault(index, _ToolSlot())
-        if call.id:
-            slot.id = call.id
-        function = call.function
+        call_id = _field(call, "id")
+        if call_id:
+            slot.id = call_id
+        function = _field(call, "function")
         if function is not None:
-            if function.name:
-                slot.name += function.name
-            if function.arguments:
-                slot.arguments.append(function.arguments)
+            name, arguments = _field(function, "name"), _field(function, "arguments")
+            if name:
+                slot.name += name
+            if arguments:
+                slot.arguments.append(arguments)
         if not slot.announced and slot.id and slot.name:
             slot.announced = True
             events.append(ToolCallBegin(index, slot.id, slot.name))
@@ -104,6 +117,27 @@ class StreamAccumulator:
                     last["signature"] = block["signature"]
             else:
                 self._thinking_blocks.append(dict(block))
+
+    @property
+    def finish_reason_seen(self) -> bool:
+        """Whether a chunk carried a finish reason (litellm makes one up; the direct path never does)."""
+        return self._finish_reason is not None
+
+    @property
+    def received_anything(self) -> bool:
+        """Whether any text, reasoning or tool call arrived."""
+        return bool(self._text or self._reasoning or self._tools or self._thinking_blocks)
+
+    def check_complete(self, finished: bool) -> None:
+        """Raise `StreamEndedEarly` unless the stream ended as a reply ends: with a finish reason, and with
+        something in it (text, a thought, a tool call, or at least the usage). `finished`: whether the
+        provider sent a finish reason."""
+        if not finished:
+            raise StreamEndedEarly(received=self.received_anything)
+        if not self.received_anything and self._usage is None:
+            raise StreamEndedEarly(
+                received=False
+            )  # e.g. `[DONE]` alone, which some of litellm's handlers call a finish
 
     def finish(self) -> tuple[AssistantMessage, str, Usage | None]:
         tool_calls = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
+from contextlib import aclosing
 from types import ModuleType
 from typing import Any
 
@@ -12,24 +12,15 @@ import anyio
 
 from .accumulate import StreamAccumulator
 from .base import Completion, ModelError, ModelEvent
-from .errors import classify_error, retry_after_seconds
+from .config import ModelConfig
+from .errors import classify_error
 from .loader import load_litellm
 from .messages import ChatMessage
+from .retry import with_retries
 
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class ModelConfig:
-    model: str
-    api_base: str | None = None
-    api_key: str | None = None
-    timeout: float = 120.0  # litellm applies it per read while streaming: a stall detector
-    max_retries: int = 3
-    retry_base_delay: float = 1.0
-    retry_max_delay: float = 30.0
-    max_tokens: int | None = None
-    reasoning_effort: str | None = None
+__all__ = ["LiteLLMModel", "ModelConfig"]
 
 
 class LiteLLMModel:
@@ -41,32 +32,15 @@ class LiteLLMModel:
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()
     ) -> AsyncGenerator[ModelEvent, None]:
         litellm = await load_litellm()
-        attempt = 0
-        while True:
-            shown = False
-            try:
-                async for event in self._stream_once(litellm, messages, tools):
-                    shown = True
-                    yield event
-                return
-            except ModelError:
-                raise
-            except Exception as exc:
-                error = classify_error(exc, self.config.model)
-                if shown:
-                    # Text already reached the editor: a retry would show it twice.
-                    raise ModelError(
-                        f"The model's stream broke off: {error.message}", retryable=False, status=error.status
-                    ) from exc
-                if not error.retryable or attempt >= self.config.max_retries:
-                    if attempt:
-                        error.message += f" (gave up after {attempt + 1} attempts)"
-                    raise error from exc
-                delay = min(self.config.retry_base_delay * 2**attempt, self.config.retry_max_delay)
-                delay = max(delay, min(retry_after_seconds(exc) or 0.0, self.config.retry_max_delay))
-                attempt += 1
-                log.warning("model call failed (%s); retry %d in %.2f s", error.message, attempt, delay)
-                await anyio.sleep(delay)
+        attempts = with_retries(
+            lambda: self._stream_once(litellm, messages, tools), self._classify, self.config.retry_policy
+        )
+        async with aclosing(attempts) as events:
+            async for event in events:
+                yield event
+
+    def _classify(self, exc: BaseException) -> ModelError:
+        return classify_error(exc, self.config.model, self.config.api_base)
 
     async def _stream_once(
         self, litellm: ModuleType, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]
@@ -81,6 +55,9 @@ class LiteLLMModel:
             # Close the HTTP stream now (on cancel too), not whenever the garbage collector gets to it.
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await response.aclose()
+        # litellm ends a stream that stopped without a finish reason with one it made up ("stop"); its
+        # stream wrapper keeps the one the provider sent, if any.
+        acc.check_complete(getattr(response, "received_finish_reason", None) is not None)
         message, finish_reason, usage = acc.finish()
         if usage is not None:
             usage = acc.priced(usage, self._cost(litellm, usage.prompt_tokens, usage.completion_tokens))
@@ -96,6 +73,8 @@ class LiteLLMModel:
             "timeout": config.timeout,
             "num_retries": 0,  # retries are ours: litellm's differ by provider
             "max_retries": 0,
+            # litellm would import and run its MCP bridge because tools are passed; our tools are our own.
+            "_skip_mcp_handler": True,
         }
         if config.api_base:
             request["api_base"] = config.api_base

@@ -1,6 +1,7 @@
 """Run the scripted model server in the foreground: `python -m coder_agent.scripted --script FILE.json`.
 
-Prints one line, the api_base URL, to stdout; then serves until SIGTERM or SIGINT. Logs go to stderr.
+Prints one line, the api_base URL for OpenAI-compatible models, to stdout (for `anthropic/...` models
+the same URL without `/v1`); then serves until SIGTERM or SIGINT. Logs go to stderr.
 """
 
 from __future__ import annotations

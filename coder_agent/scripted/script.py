@@ -29,10 +29,17 @@ class TextStep(_Step):
 
 
 class ReasoningStep(_Step):
-    """Thinking pieces; each one is a separate `delta.reasoning_content` chunk."""
+    """Thinking pieces; each one is a separate `delta.reasoning_content` chunk (`delta.reasoning` with
+    `field="reasoning"`, as vLLM and OpenRouter send it).
+
+    On the Anthropic wire they form one thinking block (`thinking_delta`s) closed by a `signature_delta`
+    carrying `signature`; the OpenAI wire has no signatures.
+    """
 
     type: Literal["reasoning"] = "reasoning"
     pieces: list[str]
+    signature: str = "scripted-signature"
+    field: Literal["reasoning_content", "reasoning"] = "reasoning_content"
 
 
 class ToolCallStep(_Step):
@@ -68,17 +75,59 @@ class FinishStep(_Step):
 
 
 class UsageStep(_Step):
-    """Token counts, sent as a usage-only chunk when the client asked for `include_usage`."""
+    """Token counts, sent as a usage-only chunk when the client asked for `include_usage`.
+
+    `prompt_tokens` counts every prompt token, cached or not; of those, `cache_read_tokens` were read
+    from the provider's prompt cache and `cache_creation_tokens` written to it. The OpenAI wire sends
+    the cache reads as `prompt_tokens_details.cached_tokens`; the Anthropic wire sends the three parts
+    (`input_tokens` is the uncached rest) in `message_start` and the output tokens in `message_delta`.
+    """
 
     type: Literal["usage"] = "usage"
     prompt_tokens: int = Field(default=DEFAULT_PROMPT_TOKENS, ge=0)
     completion_tokens: int = Field(default=0, ge=0)
+    cache_read_tokens: int = Field(default=0, ge=0)
+    cache_creation_tokens: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _cache_within_prompt(self) -> UsageStep:
+        if self.cache_read_tokens + self.cache_creation_tokens > self.prompt_tokens:
+            raise ValueError("cache_read_tokens + cache_creation_tokens cannot exceed prompt_tokens")
+        return self
 
 
 class CutStep(_Step):
     """Drop the TCP connection here: no terminating chunk, no `[DONE]`."""
 
     type: Literal["cut"] = "cut"
+
+
+class EndStep(_Step):
+    """End the response body cleanly here: no finish chunk, no `[DONE]`.
+
+    What a proxy or load balancer sends when its connection to the model dies mid-reply: to the
+    client the HTTP exchange looks complete, only the stream's own end markers are missing.
+    """
+
+    type: Literal["end"] = "end"
+
+
+class StreamErrorStep(_Step):
+    """An error event inside the stream, then the end of the body.
+
+    OpenAI-compatible servers (vLLM, sglang) send `data: {"error": {...}}`; Anthropic sends
+    `event: error` with `{"type": "error", "error": {"type": ..., "message": ...}}` (e.g. overloaded).
+    """
+
+    type: Literal["stream_error"] = "stream_error"
+    message: str
+    error_type: str = "overloaded_error"
+
+
+class EmptyBodyStep(_Step):
+    """Answer `200 OK` with an empty body (no SSE events at all). Must be the only step."""
+
+    type: Literal["empty_body"] = "empty_body"
 
 
 class HttpErrorStep(_Step):
@@ -95,7 +144,17 @@ class HttpErrorStep(_Step):
 
 
 Step = Annotated[
-    TextStep | ReasoningStep | ToolCallStep | SleepStep | FinishStep | UsageStep | CutStep | HttpErrorStep,
+    TextStep
+    | ReasoningStep
+    | ToolCallStep
+    | SleepStep
+    | FinishStep
+    | UsageStep
+    | CutStep
+    | EndStep
+    | StreamErrorStep
+    | EmptyBodyStep
+    | HttpErrorStep,
     Field(discriminator="type"),
 ]
 
@@ -121,6 +180,8 @@ class Reply(BaseModel):
     def _http_error_comes_first(self) -> Reply:
         if any(isinstance(step, HttpErrorStep) for step in self.steps[1:]):
             raise ValueError("an http_error step must be the first step of a reply")
+        if any(isinstance(step, EmptyBodyStep) for step in self.steps) and len(self.steps) > 1:
+            raise ValueError("an empty_body step must be the only step of a reply")
         return self
 
     @property
@@ -168,6 +229,21 @@ class Reply(BaseModel):
     def cut_after(cls, *pieces: str) -> Reply:
         """Text pieces, then the connection drops mid-stream."""
         return cls(steps=[TextStep(pieces=list(pieces)), CutStep()])
+
+    @classmethod
+    def ended_after(cls, *pieces: str) -> Reply:
+        """Text pieces, then the body ends cleanly without a finish reason or `[DONE]`."""
+        return cls(steps=[TextStep(pieces=list(pieces)), EndStep()])
+
+    @classmethod
+    def empty_stream(cls) -> Reply:
+        """An event stream with no chunks: the body ends without a finish reason or `[DONE]`."""
+        return cls(steps=[EndStep()])
+
+    @classmethod
+    def empty_body(cls) -> Reply:
+        """`200 OK` with nothing in the body."""
+        return cls(steps=[EmptyBodyStep()])
 
     @classmethod
     def many_chunks(cls, n: int) -> Reply:

@@ -1,9 +1,10 @@
-"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for tests, benchmarks and evals.
+"""A scripted model server on 127.0.0.1, for tests, benchmarks and evals: OpenAI and Anthropic wire formats.
 
-Each `POST /v1/chat/completions` takes the next `Reply` of the script and plays it: SSE chunks
-shaped like OpenAI's (HTTP/1.1, chunked, so a `cut` is a real protocol error for the client), or a
-single `chat.completion` when the request does not stream. Standard library only; never writes to
-stdout.
+Each `POST /v1/chat/completions` (OpenAI-compatible) or `POST /v1/messages` (Anthropic Messages) takes
+the next `Reply` of the script and plays it in that endpoint's format: SSE events (HTTP/1.1, chunked,
+so a `cut` is a real protocol error for the client), or one whole response when the request does not
+stream; errors come in the endpoint's JSON shape. Every request is recorded. Standard library only;
+never writes to stdout.
 """
 
 from __future__ import annotations
@@ -16,20 +17,22 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-from coder_agent.scripted.script import CutStep, HttpErrorStep, Reply, Script, SleepStep
-from coder_agent.scripted.wire import completion_body, error_json, stream_events
+from coder_agent.scripted import anthropic_wire, wire
+from coder_agent.scripted.script import CutStep, EmptyBodyStep, EndStep, HttpErrorStep, Reply, Script, SleepStep
+from coder_agent.scripted.wire import Control, error_json
 
 log = logging.getLogger(__name__)
 
 EXHAUSTED_MESSAGE = "scripted model: no reply left in the script"
 _COMPLETION_PATHS = ("/v1/chat/completions", "/chat/completions")
+_MESSAGES_PATHS = ("/v1/messages", "/messages")  # Anthropic's Messages API
 _MODELS_PATHS = ("/v1/models", "/models")
 _POLL_SECONDS = 0.05  # how often a stall checks for a stopping server or a vanished client
 
@@ -121,8 +124,13 @@ class ScriptedModelServer:
 
     @property
     def url(self) -> str:
-        """The api_base to hand to litellm: `http://HOST:PORT/v1`."""
+        """The api_base to hand to litellm for OpenAI-compatible models: `http://HOST:PORT/v1`."""
         return f"http://{self._address[0]}:{self.port}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """The api_base for `anthropic/...` models (litellm appends `/v1/messages`): `http://HOST:PORT`."""
+        return f"http://{self._address[0]}:{self.port}"
 
     # the script and what happened
     def enqueue(self, *replies: Reply) -> None:
@@ -188,6 +196,7 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _HTTPServer
+    anthropic = False  # the request came to the Anthropic Messages endpoint
 
     def setup(self) -> None:
         super().setup()
@@ -209,8 +218,10 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         owner = self.server.owner
         try:
-            if urlsplit(self.path).path.rstrip("/") not in _COMPLETION_PATHS:
+            path = urlsplit(self.path).path.rstrip("/")
+            if path not in _COMPLETION_PATHS + _MESSAGES_PATHS:
                 return self._send_json(404, error_json(f"no route for POST {self.path}", 404))
+            self.anthropic = path in _MESSAGES_PATHS
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
             if not isinstance(body, dict):
                 return self._send_json(400, error_json("scripted model: the body must be a JSON object", 400))
@@ -218,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = owner._take_reply(RecordedRequest("POST", self.path, headers, body))
             if reply is None:
                 log.error("%s (request #%d)", EXHAUSTED_MESSAGE, len(owner.requests))
-                return self._send_json(500, error_json(EXHAUSTED_MESSAGE, 500))
+                return self._send_http_error(HttpErrorStep(status=500, message=EXHAUSTED_MESSAGE))
             self._play(reply, body)
         except json.JSONDecodeError as exc:
             self._send_json(400, error_json(f"scripted model: invalid JSON body: {exc}", 400))
@@ -233,16 +244,18 @@ class _Handler(BaseHTTPRequestHandler):
         model = str(body.get("model") or self.server.owner.model)
         if (error := reply.http_error) is not None:
             return self._send_http_error(error)
+        if reply.steps and isinstance(reply.steps[0], EmptyBodyStep):
+            return self._send_empty_body()
         if not body.get("stream"):
             for step in reply.steps:
                 if isinstance(step, SleepStep):
                     self._pause(step.seconds)
                 elif isinstance(step, CutStep):
                     return self._cut()
-            return self._send_json(200, completion_body(reply, model=model))
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        started = False  # headers go out with the first chunk, so a leading sleep holds them back
-        for event in stream_events(reply, model=model, include_usage=include_usage):
+            whole = anthropic_wire.message_body if self.anthropic else wire.completion_body
+            return self._send_json(200, whole(reply, model=model))
+        started = False  # headers go out with the first event, so a leading sleep holds them back
+        for event in self._events(reply, body, model):
             if isinstance(event, SleepStep):
                 self._pause(event.seconds)
                 continue
@@ -251,15 +264,39 @@ class _Handler(BaseHTTPRequestHandler):
             if not started:
                 self._start_event_stream()
                 started = True
-            self._send_event(json.dumps(event))
+            if isinstance(event, EndStep):
+                return self._write(b"0\r\n\r\n")  # a clean end of the body, without the stream's end marker
+            self._write_chunk(event)
         if not started:
             self._start_event_stream()
-        self._send_event("[DONE]")
+        if not self.anthropic:
+            self._write_chunk(b"data: [DONE]\n\n")
         self._write(b"0\r\n\r\n")
+
+    def _events(self, reply: Reply, body: dict[str, Any], model: str) -> Iterator[bytes | Control]:
+        """The reply's SSE events, encoded, with its controls in place."""
+        if self.anthropic:
+            for item in anthropic_wire.stream_events(reply, model=model):
+                if isinstance(item, tuple):
+                    name, payload = item
+                    yield f"event: {name}\ndata: {json.dumps(payload)}\n\n".encode()
+                else:
+                    yield item
+            return
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        for event in wire.stream_events(reply, model=model, include_usage=include_usage):
+            yield event if isinstance(event, Control) else f"data: {json.dumps(event)}\n\n".encode()
 
     def _send_http_error(self, error: HttpErrorStep) -> None:
         headers = {} if error.retry_after is None else {"Retry-After": f"{error.retry_after:g}"}
-        self._send_json(error.status, error_json(error.message, error.status, error.error_type), headers)
+        errors = anthropic_wire.error_json if self.anthropic else error_json
+        self._send_json(error.status, errors(error.message, error.status, error.error_type), headers)
+
+    def _send_empty_body(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "0")
+        self._guarded(self.end_headers)
 
     def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -277,8 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self._guarded(self.end_headers)
 
-    def _send_event(self, data: str) -> None:
-        payload = f"data: {data}\n\n".encode()
+    def _write_chunk(self, payload: bytes) -> None:
         self._write(b"%X\r\n%s\r\n" % (len(payload), payload))
 
     def _write(self, data: bytes) -> None:

@@ -9,19 +9,23 @@ from typing import Any
 
 from coder_agent.scripted.script import (
     CutStep,
+    EndStep,
     FinishStep,
     ReasoningStep,
     Reply,
     SleepStep,
     Step,
+    StreamErrorStep,
     TextStep,
     ToolCallStep,
     UsageStep,
 )
 
+Control = SleepStep | CutStep | EndStep
 
-def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[dict[str, Any] | SleepStep | CutStep]:
-    """The reply as `chat.completion.chunk` payloads, with its sleeps and cut left in place."""
+
+def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[dict[str, Any] | Control]:
+    """The reply as `chat.completion.chunk` payloads, with its sleeps, cut and end left in place."""
     base: dict[str, Any] = {"id": _completion_id(), "object": "chat.completion.chunk"}
     base |= {"created": int(time.time()), "model": model}
     first = True
@@ -38,7 +42,7 @@ def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[
         if isinstance(step, TextStep):
             yield from (chunk({"content": piece}) for piece in step.pieces)
         elif isinstance(step, ReasoningStep):
-            yield from (chunk({"reasoning_content": piece}) for piece in step.pieces)
+            yield from (chunk({step.field: piece}) for piece in step.pieces)
         elif isinstance(step, ToolCallStep):
             for n, piece in enumerate(step.argument_pieces()):
                 call: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
@@ -50,8 +54,11 @@ def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[
             yield chunk({}, step.finish_reason)
         elif isinstance(step, UsageStep):
             usage = step
-        elif isinstance(step, SleepStep | CutStep):
+        elif isinstance(step, SleepStep | CutStep | EndStep):
             yield step
+        elif isinstance(step, StreamErrorStep):
+            yield {"error": {"message": step.message, "type": step.error_type, "code": None}}
+            yield EndStep()
     if include_usage and usage is not None:
         yield {**base, "choices": [], "usage": _usage_json(usage)}
 
@@ -106,13 +113,16 @@ def _completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex[:12]}"
 
 
-def _usage_json(usage: UsageStep) -> dict[str, int]:
+def _usage_json(usage: UsageStep) -> dict[str, Any]:
     total = usage.prompt_tokens + usage.completion_tokens
-    return {
+    payload: dict[str, Any] = {
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
         "total_tokens": total,
     }
+    if usage.cache_read_tokens:
+        payload["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
+    return payload
 
 
 # litellm classifies by message text before status: any error mentioning "invalid_request_error"

@@ -34,11 +34,12 @@ log = logging.getLogger(__name__)
 
 
 def model_factory(settings: Settings) -> ModelFactory:
-    """Models for each turn, from the settings; litellm itself stays unimported until a turn streams."""
-    from ..llm.litellm_model import LiteLLMModel, ModelConfig
+    """Models for each turn, from the settings: direct while litellm loads in the background, then litellm."""
+    from ..llm.config import ModelConfig
+    from ..llm.fast_start import FastStartModel
 
     def make(model: str, reasoning_effort: str | None) -> Model:
-        return LiteLLMModel(
+        return FastStartModel(
             ModelConfig(
                 model=model,
                 api_base=settings.api_base,

@@ -14,7 +14,7 @@ import anyio
 import httpx
 import pytest
 
-from coder_agent.scripted.script import HttpErrorStep, Reply, Script, SleepStep, TextStep, tool_call
+from coder_agent.scripted.script import EmptyBodyStep, HttpErrorStep, Reply, Script, SleepStep, TextStep, tool_call
 from coder_agent.scripted.server import EXHAUSTED_MESSAGE, ScriptedModelServer
 
 pytestmark = pytest.mark.anyio
@@ -185,6 +185,32 @@ async def test_a_cut_mid_stream_raises_after_the_first_pieces(litellm: ModuleTyp
     assert srv.disconnects == 0  # the srv hung up, not the client
 
 
+async def test_a_clean_end_without_a_finish_reason_looks_complete_to_litellm(
+    litellm: ModuleType, srv: ScriptedModelServer
+) -> None:
+    # What a proxy sends when its upstream dies: the body ends cleanly, with no finish chunk and no [DONE].
+    srv.enqueue(Reply.ended_after("a ", "b "))
+    with anyio.fail_after(10):
+        response = await complete(litellm, srv.url)
+        chunks = [chunk async for chunk in response]
+    assert contents(chunks) == ["a ", "b "]
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert finishes == ["stop"]  # made up by litellm ...
+    assert response.received_finish_reason is None  # ... which alone knows none came
+
+
+@pytest.mark.parametrize("reply", [Reply.empty_stream(), Reply.empty_body()], ids=["no-events", "empty-200-body"])
+async def test_an_empty_reply_ends_quietly_in_litellm(
+    litellm: ModuleType, srv: ScriptedModelServer, reply: Reply
+) -> None:
+    srv.enqueue(reply)
+    with anyio.fail_after(10):
+        response = await complete(litellm, srv.url)
+        chunks = [chunk async for chunk in response]
+    assert contents(chunks) == []
+    assert response.received_finish_reason is None
+
+
 async def test_a_client_that_closes_the_stream_early_is_seen_as_a_disconnect(
     litellm: ModuleType, srv: ScriptedModelServer
 ) -> None:
@@ -263,6 +289,8 @@ def test_a_script_round_trips_through_json(tmp_path: Path) -> None:
             Reply.error(429, "rate limited", retry_after=1),
             Reply.stall(0.5, after_text=["a "]),
             Reply.cut_after("a "),
+            Reply.ended_after("b "),
+            Reply.empty_body(),
         ],
         default=Reply.many_chunks(3),
     )
@@ -282,6 +310,8 @@ def test_an_http_error_after_other_steps_is_rejected() -> None:
     with pytest.raises(ValueError, match="first step"):
         Reply(steps=[TextStep(pieces=["a"]), HttpErrorStep(status=500, message="late")])
     assert Reply(steps=[SleepStep(seconds=1)]).http_error is None
+    with pytest.raises(ValueError, match="only step"):
+        Reply(steps=[EmptyBodyStep(), TextStep(pieces=["a"])])
 
 
 async def test_the_cli_prints_the_url_serves_and_exits_on_sigterm(litellm: ModuleType, tmp_path: Path) -> None:

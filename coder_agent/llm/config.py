@@ -1,0 +1,24 @@
+"""What one model needs to be called: the settings that apply to every path to it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .retry import RetryPolicy
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    model: str  # a litellm model string
+    api_base: str | None = None
+    api_key: str | None = None
+    timeout: float = 120.0  # applied per read while streaming: a stall detector
+    max_retries: int = 3
+    retry_base_delay: float = 1.0
+    retry_max_delay: float = 30.0
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        return RetryPolicy(self.max_retries, self.retry_base_delay, self.retry_max_delay)

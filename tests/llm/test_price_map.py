@@ -1,0 +1,88 @@
+"""litellm's price map, read without litellm: the same costs and model facts litellm gives."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+from coder_agent.llm import catalog, price_map
+from coder_agent.llm.price_map import PriceMap
+
+TOKENS = [(0, 0), (10, 5), (1000, 2000), (150_000, 10), (250_000, 100), (300_000, 1000)]
+
+
+@pytest.fixture(scope="module")
+def prices() -> PriceMap:
+    loaded = price_map.load()
+    assert loaded is not None
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def litellm() -> ModuleType:
+    from coder_agent.llm.loader import import_litellm
+
+    return import_litellm()
+
+
+def chat_models(providers: tuple[str, ...]) -> list[str]:
+    path = price_map._map_path()
+    assert path is not None
+    entries = json.loads(path.read_text())
+    models = []
+    for key, entry in entries.items():
+        if isinstance(entry, dict) and entry.get("mode") == "chat" and entry.get("litellm_provider") in providers:
+            provider = entry["litellm_provider"]
+            models.append(key if key.startswith(f"{provider}/") else f"{provider}/{key}")
+    return models
+
+
+def test_costs_equal_litellms_cost_per_token_for_every_direct_model(prices: PriceMap, litellm: ModuleType) -> None:
+    checked = 0
+    for model in chat_models(("openai", "anthropic")):
+        provider, name = model.split("/", 1)
+        if not prices.has_plain_prices(name, provider):
+            continue  # off-peak prices: such models wait for litellm
+        for prompt, completion in TOKENS:
+            try:
+                expected = sum(litellm.cost_per_token(model=model, prompt_tokens=prompt, completion_tokens=completion))
+            except Exception:
+                expected = None
+            assert prices.cost(name, provider, prompt, completion) == pytest.approx(expected, rel=1e-12), model
+            checked += 1
+    assert checked > 500
+
+
+def test_a_model_litellm_has_no_price_for_has_none(prices: PriceMap) -> None:
+    assert prices.cost("scripted", "openai", 10, 5) is None
+
+
+def test_catalog_answers_from_the_map_as_litellm_does(prices: PriceMap, litellm: ModuleType) -> None:
+    models = chat_models(("openai", "anthropic"))
+    models += [model.split("/", 1)[1] for model in models] + ["openai/scripted", "anthropic/claude-unknown"]
+    answered = 0
+    for model in models:
+        reasoning = catalog.map_supports_reasoning(model, prices)
+        if reasoning is None:
+            continue  # the map cannot say (fine-tunes): only litellm answers
+        answered += 1
+        assert reasoning == bool(litellm.supports_reasoning(model=model)), model
+        try:
+            window = catalog.context_window(model)  # litellm is loaded: its answer
+        except Exception:
+            window = None
+        assert catalog.map_context_window(model, prices) == window, model
+    assert answered > 200
+
+
+def test_reading_the_map_does_not_import_litellm() -> None:
+    code = (
+        "import sys; from coder_agent.llm import price_map, catalog; m = price_map.load(); "
+        "print(m is not None, catalog.context_window('anthropic/claude-sonnet-4-5'), 'litellm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert out.split() == ["True", "200000", "False"]
