@@ -111,8 +111,9 @@ def toml_value(value: object) -> str:
     raise TypeError(f"cannot write {type(value).__name__} as TOML")
 
 
-def set_top_level(text: str, values: Mapping[str, object]) -> str:
-    """`text` (a TOML document) with top-level `key = value` lines set: replaced where they are, else added first.
+def set_top_level(text: str, values: Mapping[str, object], remove: tuple[str, ...] = ()) -> str:
+    """`text` (a TOML document) with top-level `key = value` lines set: replaced where they are, else added first;
+    the keys in `remove` are taken out.
 
     Only simple one-line values are replaced; comments and other lines stay as they were.
     """
@@ -128,6 +129,8 @@ def set_top_level(text: str, values: Mapping[str, object]) -> str:
         key = stripped.split("=", 1)[0].strip().strip('"')
         if key in remaining:
             lines[index] = f"{toml_key(key)} = {toml_value(remaining.pop(key))}"
+        elif key in remove:
+            lines[index] = f"# {stripped}  (removed by coder-agent login)"
     added = [f"{toml_key(key)} = {toml_value(value)}" for key, value in remaining.items()]
     first_table = next((i for i, line in enumerate(lines) if line.strip().startswith("[")), len(lines))
     lines[first_table:first_table] = added
