@@ -61,6 +61,14 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-turn-requests", type=_positive, metavar="N", help="model calls before the turn stops")
     parser.add_argument("--session", metavar="ID", help="continue this stored session")
     parser.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="MCP servers from FILE (.mcp.json format) besides your own mcp.json; naming a project's .mcp.json "
+        "here approves it for this run",
+    )
     return parser
 
 
@@ -169,6 +177,11 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides.update(model=args.model, models=[args.model, *settings.models])
     if args.max_turn_requests:
         overrides["max_turn_requests"] = args.max_turn_requests
+    for name in args.mcp_config:
+        if not os.path.isfile(name):
+            raise SettingsError(f"--mcp-config {name}: no such file")
+    if args.mcp_config:
+        overrides["mcp_config"] = [*settings.mcp_config, *(os.path.abspath(name) for name in args.mcp_config)]
     settings = settings.model_copy(update=overrides)
     if settings.model is None and args.session is None:
         raise SettingsError(f"{NO_MODEL_MESSAGE} Or pass --model.")
