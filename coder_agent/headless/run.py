@@ -39,11 +39,11 @@ from ..acp.schema import (
     Wire,
 )
 from ..agent.sessions import Sessions
+from ..local.client import LocalClient, PermissionPolicy
 from ..server.assembly import build_agent, open_store
 from ..server.capabilities import PROTOCOL_VERSION
 from ..settings import Settings
 from ..store.sqlite import SqliteSessionStore
-from .client import LocalClient, PermissionPolicy
 from .output import Output, RunResult, UsageTally
 
 log = logging.getLogger(__name__)
