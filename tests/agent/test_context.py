@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
 from coder_agent.acp.schema import ResourceLink
 from coder_agent.agent.context import MAX_LINKED_FILE_BYTES, user_message_from_prompt
 from coder_agent.agent.errors import ClientError
 from coder_agent.llm.messages import TextPart
+from coder_agent.local.fill_in import FillIn
 
 from .file_fixtures import SESSION, BareClient, EditorClient
 
@@ -38,7 +40,8 @@ class MeteredEditor(EditorClient):
 
 async def linked(client: EditorClient | BareClient, path: Path) -> str:
     link = ResourceLink(uri=path.as_uri(), name=path.name)
-    message = await user_message_from_prompt([link], client, SESSION)  # type: ignore[arg-type]
+    async with anyio.create_task_group() as tasks:
+        message = await user_message_from_prompt([link], FillIn(client, tasks), SESSION)  # type: ignore[arg-type]
     [part] = message.parts
     assert isinstance(part, TextPart)
     return part.text
