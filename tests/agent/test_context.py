@@ -94,3 +94,17 @@ async def test_a_large_file_on_disk_gets_the_same_note(tmp_path: Path) -> None:
     path.write_text(numbered_lines(10_000))
     text = await linked(BareClient(), path)
     assert "larger than 256 KiB" in text and "read_file tool" in text
+
+
+@pytest.mark.parametrize("profile", ["editor", "bare"])
+async def test_a_binary_file_or_a_device_is_never_included_whichever_side_serves_files(
+    tmp_path: Path, profile: str
+) -> None:
+    binary = tmp_path / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    for path, why in ((binary, "is a binary file"), (Path("/dev/zero"), "is not a regular file")):
+        client = MeteredEditor() if profile == "editor" else BareClient()
+        with anyio.fail_after(5):
+            text = await linked(client, path)
+        assert text == f"[linked file {path} could not be included: {path} {why}]"
+        assert isinstance(client, BareClient) or client.reads == []
