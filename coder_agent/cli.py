@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
         acp_parser().parse_args(args[1:])
         main(["acp"])  # `acp --`: serve, and exit
     if args[:1] == ["run"]:
-        from .headless import main as run_main
+        from .headless.cli import main as run_main
 
         code = run_main(args[1:])
         for stream in (sys.stdout, sys.stderr):

@@ -22,6 +22,7 @@ from ..agent.sessions import Sessions
 from ..agent.tools import builtin_tools
 from ..auth.usable import request_key
 from ..llm.base import Model
+from ..local.fill_in import FillIn
 from ..rules_file import RuleFile
 from ..settings import Settings
 from ..store.base import SessionStore, StoreError
@@ -111,11 +112,12 @@ async def serve(
     """Serve one ACP connection until its input ends (`early_initialize`: see `acp.early`)."""
     router = Router()
     connection = Connection(receive, send, router)
-    client = EditorClient(connection)
+    editor = EditorClient(connection)
     store, problem = open_store(settings)
     async with anyio.create_task_group() as background:
+        client = FillIn(editor, background)  # what the editor does not offer, this machine serves
         handlers = build_agent(
-            settings, client, client.set_capabilities, Sessions(client, store, problem), background, router
+            settings, client, editor.set_capabilities, Sessions(client, store, problem), background, router
         )
         if early_initialize is not None:
             handlers.adopt_initialize(early_initialize)

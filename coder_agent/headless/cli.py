@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .acp.schema import StopReason
-from .agent.permissions import MODE_IDS
+from ..acp.schema import StopReason
+from ..agent.permissions import MODE_IDS
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from ..settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
 
 
 def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
-    from .llm.loader import OFFLINE_ENV
+    from ..llm.loader import OFFLINE_ENV
 
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
@@ -126,12 +126,12 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
     import anyio
     from rich.console import Console
 
-    from .local.client import PermissionPolicy
-    from .local.output import JsonOutput, Output, RunResult
-    from .local.permissions import RejectUnasked, TerminalAsk
-    from .local.render import RichOutput
-    from .local.run import RunError, RunRequest, run_prompt
-    from .settings import SettingsError, warn_about_workspace_dotenv
+    from ..local.client import PermissionPolicy
+    from ..settings import SettingsError, warn_about_workspace_dotenv
+    from .output import JsonOutput, Output, RunResult
+    from .permissions import RejectUnasked, TerminalAsk
+    from .render import RichOutput
+    from .run import RunError, RunRequest, run_prompt
 
     errors, terminal = Console(stderr=True, highlight=False), Console(highlight=False)
     for console in (errors, terminal):
@@ -168,8 +168,8 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The settings, with the command line's overrides; raises `SettingsError` when one is unusable."""
-    from .agent.prompting import NO_MODEL_MESSAGE
-    from .settings import Settings, SettingsError
+    from ..agent.prompting import NO_MODEL_MESSAGE
+    from ..settings import Settings, SettingsError
 
     settings = Settings.load()
     overrides: dict[str, object] = {}
@@ -190,7 +190,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _quiet_logging(level: str, log_dir: Path) -> None:
     """Everything to the log file; only warnings and errors to stderr, beside the run's own output."""
-    from .logs import setup_logging
+    from ..logs import setup_logging
 
     setup_logging(level, log_dir)
     for handler in logging.getLogger().handlers:
