@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.headless import _settings, parser
+from coder_agent.headless.cli import _settings, parser
 from coder_agent.settings import SettingsError
 
 
