@@ -7,8 +7,9 @@ Each iteration sends `session/prompt`, waits for the call's `tool_call_update` w
 /proc). Two client profiles:
 
 - `bare`: no capabilities; the agent runs the command itself (`/bin/sh -c`, its own process group).
-- `terminal`: advertises `terminal: true`; this script serves `terminal/*` by running the command locally, and
-  answers a request the agent withdraws with `$/cancel_request` with error -32800.
+- `terminal`: advertises `terminal: true`; this script serves `terminal/*` with the agent's own local terminals
+  (`coder_agent.local.terminals`), and answers a request the agent withdraws with `$/cancel_request` with
+  error -32800.
 
 Prints p50 / p90 / p99 / max per profile (target p99 <= 150 ms), the leftover processes (a process counts
 while it is neither a zombie nor already exiting or SIGKILLed), and with `--trace` the median time after the
@@ -37,12 +38,20 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import anyio
+import anyio.abc
+import anyio.from_thread
+
+from coder_agent.acp.schema import TerminalExitStatus
+from coder_agent.agent.errors import ClientError
+from coder_agent.local.terminals import LocalTerminals
 from coder_agent.scripted.script import Reply, Script, tool_call
 
 TARGET_P99_MS = 150.0
@@ -53,6 +62,7 @@ OFFLINE = {  # litellm must not reach the internet
     "HF_HUB_OFFLINE": "1",
 }
 CANCELLED = -32800
+T = TypeVar("T")
 
 
 PF_EXITING = 0x4  # /proc/PID/stat flags: the process has begun to exit
@@ -91,74 +101,65 @@ def marker_processes(marker: str) -> list[int]:
     return found
 
 
+async def _local_terminals(*, task_status: anyio.abc.TaskStatus[LocalTerminals]) -> None:
+    async with anyio.create_task_group() as tasks:
+        task_status.started(LocalTerminals(tasks, environment=os.environ))
+        await anyio.sleep_forever()
+
+
 class Terminals:
-    """The editor's side of `terminal/*`: each command runs here, in its own process group."""
+    """The editor's side of `terminal/*`: the agent's own local terminals (each command a process group of its
+    own), on an event loop in a thread of their own. An unknown terminal raises KeyError."""
 
     def __init__(self) -> None:
-        self._procs: dict[str, subprocess.Popen[bytes]] = {}
-        self._output: dict[str, bytearray] = {}
-        self._ids = itertools.count(1)
+        self._portal_cm = anyio.from_thread.start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        self._loop, self._terminals = self._portal.start_task(_local_terminals)
+        self._ids: dict[str, str] = {}  # ours -> the local terminal's
+        self._count = itertools.count(1)
+
+    def _call(self, method: Callable[..., Awaitable[T]], terminal_id: str) -> T:
+        try:
+            return self._portal.call(method, "", self._ids[terminal_id])
+        except ClientError as exc:
+            raise KeyError(terminal_id) from exc
 
     def create(self, params: dict[str, Any]) -> dict[str, Any]:
-        env = dict(os.environ, **{item["name"]: item["value"] for item in params.get("env") or []})
-        proc = subprocess.Popen(
-            [params["command"], *params.get("args", [])],
-            cwd=params.get("cwd"),
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        env = {item["name"]: item["value"] for item in params.get("env") or []}
+        local = self._portal.call(
+            self._terminals.create_terminal, "", params["command"], params.get("args", []), params.get("cwd"), env
         )
-        terminal_id = f"term_{next(self._ids)}"
-        self._procs[terminal_id] = proc
-        self._output[terminal_id] = buffer = bytearray()
-        threading.Thread(target=self._pump, args=(proc, buffer), daemon=True).start()
+        terminal_id = f"term_{next(self._count)}"
+        self._ids[terminal_id] = local
         return {"terminalId": terminal_id}
 
     @staticmethod
-    def _pump(proc: subprocess.Popen[bytes], buffer: bytearray) -> None:
-        assert proc.stdout is not None
-        for chunk in iter(lambda: proc.stdout.read1(65536), b""):  # type: ignore[union-attr]
-            buffer += chunk
-
-    @staticmethod
-    def _status(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
-        code = proc.returncode
-        if code is not None and code < 0:
-            return {"exitCode": None, "signal": signal.Signals(-code).name}
-        return {"exitCode": code, "signal": None}
+    def _status(status: TerminalExitStatus) -> dict[str, Any]:
+        return {"exitCode": status.exit_code, "signal": status.signal}
 
     def output(self, params: dict[str, Any]) -> dict[str, Any]:
-        proc = self._procs[params["terminalId"]]
-        result: dict[str, Any] = {"output": self._output[params["terminalId"]].decode(errors="replace")}
-        result["truncated"] = False
-        if proc.poll() is not None:
-            result["exitStatus"] = self._status(proc)
-        return result
+        result = self._call(self._terminals.terminal_output, params["terminalId"])
+        answer: dict[str, Any] = {"output": result.output, "truncated": result.truncated}
+        if result.exit_status is not None:
+            answer["exitStatus"] = self._status(result.exit_status)
+        return answer
 
     def wait_for_exit(self, params: dict[str, Any]) -> dict[str, Any]:
-        proc = self._procs[params["terminalId"]]
-        proc.wait()
-        return self._status(proc)
+        return self._status(self._call(self._terminals.wait_for_terminal_exit, params["terminalId"]))
 
     def kill(self, params: dict[str, Any]) -> dict[str, Any]:
-        proc = self._procs[params["terminalId"]]
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        self._call(self._terminals.kill_terminal, params["terminalId"])
         return {}
 
     def release(self, params: dict[str, Any]) -> dict[str, Any]:
-        self.kill(params)
-        self._procs.pop(params["terminalId"])
-        self._output.pop(params["terminalId"])
+        self._call(self._terminals.release_terminal, params["terminalId"])
+        self._ids.pop(params["terminalId"])
         return {}
 
     def close(self) -> None:
-        for terminal_id in list(self._procs):
-            self.release({"terminalId": terminal_id})
+        self._portal.call(self._terminals.release_all)
+        self._loop.cancel()
+        self._portal_cm.__exit__(None, None, None)
 
 
 @dataclass

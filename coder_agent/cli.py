@@ -1,4 +1,4 @@
-"""Command-line entry points: `coder-agent acp`, `coder-agent run` and `coder-agent sessions`."""
+"""Command-line entry points: `coder-agent acp`, `run`, `sessions`, `login`, `logout`, `config`, `doctor`, `rules`."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ def run_acp() -> int:
     log = logging.getLogger("coder_agent")
     for name, problem in settings.problems.items():
         log.error("%s: %s; requests that need it will be refused until it is fixed", name, problem)
+    for notice in settings.notices:
+        log.warning("%s", notice)
     log.info("coder-agent %s speaking ACP on stdio (model %s, log %s)", __version__, settings.model, log_file)
     try:
         anyio.run(serve_stdio, settings, 0, protocol_fd, early)
@@ -71,7 +73,24 @@ def _parser() -> object:
     commands.add_parser("acp", help=acp_help, add_help=False)
     commands.add_parser("run", help="run the agent on one prompt, headless (coder-agent run --help)", add_help=False)
     commands.add_parser("sessions", help="list, show, export or delete saved sessions (see `sessions --help`)")
+    commands.add_parser("login", help="choose a model provider and save its key, or point at a local server")
+    commands.add_parser("logout", help="forget the keys `login` saved")
+    commands.add_parser("config", help="print the effective settings and where each came from")
+    commands.add_parser("doctor", help="check the model, its key and your MCP servers, and say what to fix")
+    commands.add_parser("rules", help="list or remove the lasting permission rules")
     return parser
+
+
+# Subcommands that own their arguments: name -> (module, function). `acp login` is the login an editor runs
+# when it appends the terminal auth method's args to `coder-agent acp`.
+SUBCOMMANDS = {
+    "login": ("auth.login_cli", "login_main"),
+    "logout": ("auth.login_cli", "logout_main"),
+    "config": ("config_cli", "config_main"),
+    "rules": ("config_cli", "rules_main"),
+    "doctor": ("doctor", "main"),
+    "sessions": ("sessions_cli", "main"),
+}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -82,13 +101,20 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.flush()
         # Skip interpreter teardown (~0.5 s once litellm is loaded) and any worker thread still importing.
         os._exit(code)
+    if args[:2] == ["acp", "login"]:
+        args = args[1:]
+    if args and args[0] in SUBCOMMANDS:
+        import importlib
+
+        module, function = SUBCOMMANDS[args[0]]
+        sys.exit(getattr(importlib.import_module(f"{__package__}.{module}"), function)(args[1:]))
     if args[:1] == ["acp"]:  # `acp --help`; any other argument is a usage error (exit 2)
         from .cli_help import acp_parser
 
         acp_parser().parse_args(args[1:])
         main(["acp"])  # `acp --`: serve, and exit
     if args[:1] == ["run"]:
-        from .headless import main as run_main
+        from .headless.cli import main as run_main
 
         code = run_main(args[1:])
         for stream in (sys.stdout, sys.stderr):
@@ -98,10 +124,6 @@ def main(argv: list[str] | None = None) -> None:
                 pass
         # Skip interpreter teardown (seconds on a busy machine once litellm is loaded).
         os._exit(code)
-    if args and args[0] == "sessions":
-        from . import sessions_cli
-
-        sys.exit(sessions_cli.main(args[1:]))
     import argparse
 
     parser = _parser()

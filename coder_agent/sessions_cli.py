@@ -10,24 +10,21 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
-import difflib
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from .acp.schema import CurrentModeUpdate, PlanUpdate, SessionUpdate, UsageUpdate, UserMessageChunk
 from .settings import Settings, SettingsError
 from .store.base import SessionRecord, StoreError
 from .store.sqlite import SqliteSessionStore
 
 NOT_FOUND = 1
 UNUSABLE = 2
-PREVIEW_LINES = 6  # of a tool call's text output
-DIFF_HEADS = ("---", "+++", "@@ ")
-CHECKBOX = {"completed": "[x]", "in_progress": "[~]", "pending": "[ ]"}
 Json = dict[str, Any]
 
 
@@ -157,108 +154,71 @@ def cmd_delete(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO)
     return code
 
 
-# ---- show: the transcript, rebuilt from the stored updates ---------------------------------------------------
+# ---- show: the transcript, drawn from the stored updates as `coder-agent run` draws them live -------------------
 
 
-def block_text(block: Any) -> str:
-    if not isinstance(block, dict):
-        return ""
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind == "resource_link":
-        return f"@{block.get('name') or block.get('uri')}"
-    if kind == "resource":
-        return f"@{(block.get('resource') or {}).get('uri', 'resource')}"
-    return f"[{kind}]"
+def stored_updates(bodies: Iterable[bytes]) -> tuple[list[SessionUpdate], int]:
+    """The stored updates that can be read, and how many cannot."""
+    from pydantic import TypeAdapter, ValidationError
+
+    adapter = TypeAdapter[SessionUpdate](SessionUpdate)
+    updates: list[SessionUpdate] = []
+    unreadable = 0
+    for body in bodies:
+        try:
+            updates.append(adapter.validate_json(body))
+        except ValidationError:
+            unreadable += 1
+    return updates, unreadable
 
 
-def tool_content(item: Any) -> list[str]:
-    kind = item.get("type") if isinstance(item, dict) else None
-    if kind == "diff":
-        old, new = (item.get("oldText") or "").splitlines(), str(item.get("newText", "")).splitlines()
-        if item.get("oldText") is None:
-            return [f"new file {item.get('path')} ({len(new)} lines)"]
-        changed = [line[0] for line in difflib.unified_diff(old, new, n=0, lineterm="") if line[:3] not in DIFF_HEADS]
-        return [f"edit {item.get('path')} (+{changed.count('+')} -{changed.count('-')} lines)"]
-    if kind == "terminal":
-        return ["(terminal output, shown live in the editor)"]
-    lines = block_text(item.get("content")).splitlines() if kind == "content" else []
-    more = [f"... {len(lines) - PREVIEW_LINES} more lines"] if len(lines) > PREVIEW_LINES else []
-    return lines[:PREVIEW_LINES] + more
-
-
-def transcript(updates: Iterable[Json]) -> tuple[list[list[Any]], Json | None]:
-    """The updates folded into items (chunks joined, tool calls merged, one plan per turn), and the last usage."""
-    items: list[list[Any]] = []
-    tools: dict[str, Json] = {}
-    plan: list[Any] | None = None
-    usage: Json | None = None
+def one_plan_per_turn(updates: list[SessionUpdate]) -> list[SessionUpdate]:
+    """Each turn's plan once, where it first appeared, as it last stood: a turn rewrites it at every step."""
+    shown: list[SessionUpdate] = []
+    plan_at: int | None = None
     for update in updates:
-        kind = update.get("sessionUpdate")
-        if kind in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk"):
-            key = (kind, update.get("messageId"))
-            if not items or items[-1][0] != key:
-                items.append([key, []])
-                plan = None if kind == "user_message_chunk" else plan
-            items[-1][1].append(block_text(update.get("content")))
-        elif kind in ("tool_call", "tool_call_update"):
-            call_id = str(update.get("toolCallId"))
-            if call_id not in tools:
-                tools[call_id] = {}
-                items.append([("tool", None), tools[call_id]])
-            tools[call_id].update({k: v for k, v in update.items() if v is not None})
-        elif kind == "plan":
-            if plan is None:
-                plan = [("plan", None), []]
-                items.append(plan)
-            plan[1] = update.get("entries") or []
-        elif kind == "current_mode_update":
-            items.append([("mode", None), update.get("currentModeId")])
-        elif kind == "usage_update":
-            usage = update
-    return items, usage
-
-
-def render(record: SessionRecord, updates: Iterable[Json], dim: Callable[[str], str]) -> Iterator[str]:
-    forked = f" (forked from {record.parent_id})" if record.parent_id else ""
-    yield f"{record.title or '(untitled)'}\n"
-    yield dim(f"{record.id}{forked} in {record.cwd}\n")
-    yield dim(f"created {when(record.created_at)}, updated {when(record.updated_at)}\n")
-    ended = how_it_ended(record)
-    if ended:
-        yield f"{ended}\n"
-    items, usage = transcript(updates)
-    for (kind, _), body in items:
-        if kind == "user_message_chunk":
-            yield "\n" + "".join(f"> {line}\n" for line in " ".join(body).splitlines() or [""])
-        elif kind == "agent_message_chunk":
-            yield "\n" + "".join(body).strip("\n") + "\n"
-        elif kind == "agent_thought_chunk":
-            yield "\n" + dim("".join(f"(thinking) {line}\n" for line in "".join(body).strip().splitlines()))
-        elif kind == "tool":
-            yield f"\n[{body.get('status', 'pending')}] {body.get('title', 'tool call')}\n"
-            for item in body.get("content") or []:
-                yield "".join(f"    {line}\n" for line in tool_content(item))
-        elif kind == "plan":
-            entries = [f"  {CHECKBOX.get(e.get('status'), '[ ]')} {e.get('content')}\n" for e in body]
-            yield "\nPlan:\n" + "".join(entries)
-        elif kind == "mode":
-            yield "\n" + dim(f"-- mode: {body} --\n")
-    if usage is not None:
-        cost = usage.get("cost") or {}
-        spent = f", cost {cost.get('amount')} {cost.get('currency', '')}".rstrip() if cost else ""
-        yield "\n" + dim(f"context: {usage.get('used')} of {usage.get('size')} tokens{spent}\n")
+        if isinstance(update, UserMessageChunk):
+            plan_at = None
+        elif isinstance(update, PlanUpdate):
+            if plan_at is not None:
+                shown[plan_at] = update
+                continue
+            plan_at = len(shown)
+        shown.append(update)
+    return shown
 
 
 def cmd_show(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -> int:
+    from rich.console import Console
+    from rich.text import Text
+
+    from .headless.render import RichOutput
+
     record = find(store, args.id)
-    color = out.isatty() and not os.environ.get("NO_COLOR")
-
-    def dim(text: str) -> str:
-        return "".join(f"\x1b[2m{line}\x1b[0m\n" for line in text.splitlines()) if color else text
-
-    out.writelines(render(record, (parse(body) for body in store.updates(record.id)), dim))
+    console = Console(file=out, highlight=False, soft_wrap=True)  # colours on a terminal, unless NO_COLOR is set
+    forked = f" (forked from {record.parent_id})" if record.parent_id else ""
+    console.print(Text(record.title or "(untitled)"))
+    console.print(Text(f"{record.id}{forked} in {record.cwd}", style="dim"))
+    console.print(Text(f"created {when(record.created_at)}, updated {when(record.updated_at)}", style="dim"))
+    ended = how_it_ended(record)
+    if ended:
+        console.print(Text(ended))
+    updates, unreadable = stored_updates(store.updates(record.id))
+    view = RichOutput(console, console, record.cwd, live=False)
+    usage: UsageUpdate | None = None
+    for update in one_plan_per_turn(updates):
+        if isinstance(update, CurrentModeUpdate):
+            view.aside(f"-- mode: {update.current_mode_id} --")
+        elif isinstance(update, UsageUpdate):
+            usage = update
+        else:
+            view.update(update)
+    view.unfinished()
+    if unreadable:
+        view.aside(f"({unreadable} stored updates could not be read)")
+    if usage is not None:
+        spent = f", cost {usage.cost.amount} {usage.cost.currency}" if usage.cost else ""
+        view.aside(f"context: {usage.used} of {usage.size} tokens{spent}")
     return 0
 
 

@@ -5,8 +5,12 @@ In order of precedence:
 1. the process environment (the editor's agent configuration sets it);
 2. the user's `.env` in the config folder, `$XDG_CONFIG_HOME/coder-agent/.env` (`~/.config/coder-agent/.env`);
 3. the user's `.env` in the data folder, `$CODER_AGENT_HOME/.env`;
-4. the data folder's `config.toml` (the settings' names in lower case, without the prefix);
-5. the defaults.
+4. the keys `coder-agent login` saved (`credentials.toml` in the config folder, or the OS keyring);
+5. the config folder's `config.toml` (the settings' names in lower case, without the prefix);
+6. the data folder's `config.toml`: the old place, still read (a notice says to move it);
+7. the defaults.
+
+`Settings.sources` says where each setting came from (`coder-agent config` shows it).
 
 Nothing in the folder the agent starts in is read. Editors start the agent in whatever repository the user
 opened, maybe someone else's: a `.env` there could otherwise turn on `bypass` mode (every command runs
@@ -29,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from .credentials import PREFIX, is_agent_variable
 from .modes import MODE_IDS
+from .userfiles import CONFIG_FILE, config_dir, xdg_folder
 
 log = logging.getLogger(__name__)
 
@@ -40,21 +45,14 @@ class SettingsError(Exception):
     """A setting has a value we cannot use; the message names it."""
 
 
-def _xdg_folder(environ: Mapping[str, str], variable: str, fallback: str) -> Path:
-    """An XDG base folder: the variable when it holds an absolute path (the spec ignores others), else the default."""
-    value = environ.get(variable, "")
-    if os.path.isabs(value):
-        return Path(value)
-    return Path(environ.get("HOME") or Path.home()) / fallback
+__all__ = ["Settings", "SettingsError", "config_dir", "default_home", "home_of"]
+
+DEFAULT_SOURCE = "default"
+ENV_SOURCE = "environment"
 
 
 def default_home(environ: Mapping[str, str]) -> Path:
-    return _xdg_folder(environ, "XDG_DATA_HOME", ".local/share") / "coder-agent"
-
-
-def config_dir(environ: Mapping[str, str]) -> Path:
-    """The user's config folder: `$XDG_CONFIG_HOME/coder-agent`, by default `~/.config/coder-agent`."""
-    return _xdg_folder(environ, "XDG_CONFIG_HOME", ".config") / "coder-agent"
+    return xdg_folder(environ, "XDG_DATA_HOME", ".local/share") / "coder-agent"
 
 
 def home_of(environ: Mapping[str, str]) -> Path:
@@ -71,7 +69,10 @@ class Settings(BaseModel):
     model: str | None = Field(default=None, description="litellm model string, e.g. anthropic/claude-sonnet-4-5")
     api_base: str | None = Field(default=None, description="Base URL given to litellm as api_base")
     api_key: str | None = Field(default=None, description="API key; else litellm's own provider variables")
-    home: Path = Field(description="Data folder: sessions, logs, user config")
+    home: Path = Field(description="Data folder: sessions and logs")
+    config_dir: Path | None = Field(
+        default=None, description="User config folder: config.toml, saved keys, permission rules, MCP servers"
+    )
     log_level: str = Field(default="INFO", description="DEBUG, INFO, WARNING or ERROR")
     request_timeout: float = Field(default=120.0, gt=0, description="Seconds without data before a model call fails")
     max_retries: int = Field(default=3, ge=0, le=10, description="Retries of a failed model call (429, 5xx, ...)")
@@ -82,16 +83,55 @@ class Settings(BaseModel):
     max_turn_requests: int = Field(default=100, ge=1, description="Model calls per prompt turn before it stops")
     mcp_timeout: float = Field(default=30.0, gt=0, description="Seconds an MCP server may take to start")
     mcp_call_timeout: float = Field(default=120.0, gt=0, description="Seconds an MCP tool call may take")
+    mcp_config: list[str] = Field(
+        default_factory=list, description="MCP config files (.mcp.json format) to use besides your own mcp.json"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
     _problems: dict[str, str] = PrivateAttr(default_factory=dict)
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)  # setting name -> where its value came from
+    _notices: list[str] = PrivateAttr(default_factory=list)  # what the user should know (logged at start)
+    _saved_keys: frozenset[str] = PrivateAttr(default_factory=frozenset)  # variables taken from `coder-agent login`
+    _environ: MutableMapping[str, str] | None = PrivateAttr(default=None)  # what `load` read (and added to)
+    _user_files: bool = PrivateAttr(default=False)
 
     @property
     def problems(self) -> dict[str, str]:
         return dict(self._problems)
 
-    @field_validator("models", mode="before")
+    @property
+    def sources(self) -> dict[str, str]:
+        """Where each setting's value came from: `environment`, a file's path, or `default`."""
+        return {name: self._sources.get(name, DEFAULT_SOURCE) for name in type(self).model_fields}
+
+    @property
+    def notices(self) -> list[str]:
+        return list(self._notices)
+
+    @property
+    def saved_keys(self) -> frozenset[str]:
+        """The key variables that came from the keys `coder-agent login` saved (not set otherwise)."""
+        return self._saved_keys
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        """The environment these settings were read from (the process's, unless `load` was given another)."""
+        return self._environ if self._environ is not None else os.environ
+
+    def reload(self) -> Settings:
+        """The settings read again from where they came from (after a login or a logout); `self` if not loaded.
+
+        The keys that came from the saved login are taken out of the environment first, so that a key removed
+        or replaced since is not kept.
+        """
+        if self._environ is None:
+            return self
+        for name in self._saved_keys:
+            self._environ.pop(name, None)
+        return type(self).load(self._environ, user_files=self._user_files, lenient=True)
+
+    @field_validator("models", "mcp_config", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         if isinstance(value, str):
@@ -128,35 +168,46 @@ class Settings(BaseModel):
     ) -> Settings:
         """The settings from `environ` (default: the process environment) and the user's own files.
 
-        With `user_files`, the variables of the user's `.env` files are first added to `environ` (values already
-        set win), so that provider keys kept there reach litellm. Nothing is read from the current folder.
-        An unusable setting raises `SettingsError` naming it; with `lenient`, it stays at its default instead and
-        is listed in `problems` (the agent stays up and says what to fix when a request needs it).
+        With `user_files`, the variables of the user's `.env` files and the keys `coder-agent login` saved are
+        first added to `environ` (values already set win), so that provider keys kept there reach litellm.
+        Nothing is read from the current folder. An unusable setting raises `SettingsError` naming it; with
+        `lenient`, it stays at its default instead and is listed in `problems` (the agent stays up and says what
+        to fix when a request needs it).
         """
         env = os.environ if environ is None else environ
         problems: dict[str, str] = {}
+        notices: list[str] = []
+        origins: dict[str, str] = {}  # variable -> the file it came from
+        saved: frozenset[str] = frozenset()
         if user_files:
             try:
-                merge_user_dotenv(env)
+                merge_user_dotenv(env, origins)
             except SettingsError as exc:
                 if not lenient:
                     raise
                 problems["files"] = str(exc)
+            saved = merge_saved_keys(env, origins, notices)
         values: dict[str, object] = {}
+        sources: dict[str, str] = {}
         for name in cls.model_fields:
-            raw = env.get(PREFIX + name.upper())
+            variable = PREFIX + name.upper()
+            raw = env.get(variable)
             if raw is not None:
                 values[name] = raw
+                sources[name] = origins.get(variable, ENV_SOURCE)
         values["home"] = home_of(env)
-        try:
-            config = read_config_file(Path(str(values["home"])) / "config.toml")
-        except SettingsError as exc:
-            if not lenient:
-                raise
-            problems["files"], config = str(exc), {}
-        for option, setting in config.items():
-            if option in cls.model_fields:
-                values.setdefault(option, setting)
+        values["config_dir"] = config_dir(env)
+        for path in config_files(env, notices if user_files else None):
+            try:
+                config = read_config_file(path)
+            except SettingsError as exc:
+                if not lenient:
+                    raise
+                problems["files"], config = str(exc), {}
+            for option, setting in config.items():
+                if option in cls.model_fields and option not in values:
+                    values[option] = setting
+                    sources[option] = str(path)
         try:
             settings = cls.model_validate(values)
         except ValidationError as exc:
@@ -168,10 +219,49 @@ class Settings(BaseModel):
                 listed = "; ".join(f"{name}: {message}" for name, message in found.items())
                 raise SettingsError(f"invalid settings: {listed}") from None
             problems.update(found)
-            usable = {k: v for k, v in values.items() if PREFIX + k.upper() not in found or k == "home"}
+            kept = ("home", "config_dir")
+            usable = {k: v for k, v in values.items() if PREFIX + k.upper() not in found or k in kept}
             settings = cls.model_validate(usable)
+            sources = {k: v for k, v in sources.items() if k in usable}
         settings._problems = problems
+        settings._sources = sources
+        settings._notices = notices
+        settings._saved_keys = saved
+        settings._environ = env
+        settings._user_files = user_files
         return settings
+
+
+def config_files(environ: Mapping[str, str], notices: list[str] | None = None) -> list[Path]:
+    """The `config.toml` files, first one winning: the config folder's, then the old place in the data folder.
+
+    A file found at the old place adds a notice to `notices` saying to move it.
+    """
+    new, old = config_dir(environ) / CONFIG_FILE, home_of(environ) / CONFIG_FILE
+    if new == old:
+        return [new]
+    if notices is not None and old.is_file():
+        notices.append(
+            f"settings are read from {old}, the old place of the config file; move them to {new} "
+            "(the settings there win)"
+        )
+    return [new, old]
+
+
+def merge_saved_keys(environ: MutableMapping[str, str], origins: dict[str, str], notices: list[str]) -> frozenset[str]:
+    """Add the keys `coder-agent login` saved to `environ` (what is set wins); the variables added."""
+    from .auth.keystore import KeyStore
+
+    store = KeyStore(config_dir(environ))
+    saved = store.load()
+    notices.extend(saved.problems)
+    added = set()
+    for name, value in saved.keys.items():
+        if name not in environ:
+            environ[name] = value
+            origins[name] = str(store.path)
+            added.add(name)
+    return frozenset(added)
 
 
 def user_dotenv_files(environ: Mapping[str, str]) -> list[Path]:
@@ -180,10 +270,11 @@ def user_dotenv_files(environ: Mapping[str, str]) -> list[Path]:
     return files if files[0] != files[1] else files[:1]
 
 
-def merge_user_dotenv(environ: MutableMapping[str, str]) -> list[Path]:
+def merge_user_dotenv(environ: MutableMapping[str, str], origins: dict[str, str] | None = None) -> list[Path]:
     """Add the variables of the user's `.env` files to `environ` (what is set wins); the files that were read.
 
-    The config folder's file may name the data folder (`CODER_AGENT_HOME`), so it is read first.
+    The config folder's file may name the data folder (`CODER_AGENT_HOME`), so it is read first. `origins`, when
+    given, is told which file each added variable came from.
     """
     read: list[Path] = []
     for which in range(2):  # the list is looked at again after the first file: it may move the data folder
@@ -194,7 +285,10 @@ def merge_user_dotenv(environ: MutableMapping[str, str]) -> list[Path]:
         if values is not None:
             read.append(files[which])
             for key, value in values.items():
-                environ.setdefault(key, value)
+                if key not in environ:
+                    environ[key] = value
+                    if origins is not None:
+                        origins[key] = str(files[which])
     return read
 
 
@@ -217,7 +311,7 @@ def _parse_dotenv(text: str) -> dict[str, str]:
 
 
 def read_config_file(path: Path) -> dict[str, object]:
-    """The user's config file (`$CODER_AGENT_HOME/config.toml`): the settings' names in lower case."""
+    """A `config.toml` of the user's: the settings' names in lower case, without the prefix."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:

@@ -78,7 +78,9 @@ def test_acp_help_shows_the_config_and_log_files_of_this_user_and_creates_nothin
         (config / "coder-agent" / ".env").write_text(f"CODER_AGENT_HOME={home}\n")
         monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     shown = acp_help(capsys)
-    assert re.search(rf"config file +{re.escape(str(home / 'config.toml'))} \(\$CODER_AGENT_HOME/config\.toml\)", shown)
+    config = (tmp_path / "config" if where == "dotenv" else user / ".config") / "coder-agent"
+    assert re.search(rf"config file +{re.escape(str(config / 'config.toml'))} ", shown)
+    assert re.search(rf"old config +{re.escape(str(home / 'config.toml'))} \(\$CODER_AGENT_HOME/config\.toml\)", shown)
     log_file = home / "logs" / "coder-agent.log"
     assert re.search(rf"log file +{re.escape(str(log_file))} \(\$CODER_AGENT_HOME/logs/coder-agent\.log\)", shown)
     assert not home.exists() and not user.exists()

@@ -73,35 +73,33 @@ sess_1 (forked from sess_0) in /w
 created 2026-01-02 03:04 UTC, updated 2026-01-02 03:05 UTC
 
 > Fix the bug in @a.py
-
 (thinking) The loop is off by one.
 
 Let me look.
+Plan
+  ✔ Find it
+  ▶ Fix it
+  ☐ Test it
 
-[completed] Read a.py
-    line 1
-    line 2
-    line 3
-    line 4
-    line 5
-    line 6
-    ... 3 more lines
-
-Plan:
-  [x] Find it
-  [~] Fix it
-  [ ] Test it
-
-[failed] Edit a.py
-    edit /w/a.py (+2 -1 lines)
-
-[completed] Write t.py
-    new file /w/t.py (2 lines)
-
+✓ Read a.py
+● Edit a.py
+  --- a/a.py
+  +++ b/a.py
+  @@ -1,3 +1,4 @@
+   a
+  -b
+  +B
+   c
+  +d
+✗ Edit a.py
+✓ Write t.py
+  --- /dev/null
+  +++ b/t.py
+  @@ -0,0 +1,2 @@
+  +x
+  +y
 Fixed.
-
 -- mode: plan --
-
 context: 1500 of 128000 tokens, cost 0.02 USD
 """
 
@@ -138,6 +136,18 @@ def test_show_renders_prompts_replies_thoughts_tool_calls_and_the_last_plan_of_t
 ) -> None:
     assert main(["show", "sess_1"]) == 0
     assert capsys.readouterr().out == SHOWN
+
+
+def test_show_names_a_call_that_never_finished_and_updates_it_cannot_read(
+    store: SqliteSessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started = {"sessionUpdate": "tool_call", "toolCallId": "c9", "title": "make test", "status": "in_progress"}
+    store.append_update("sess_1", json.dumps(started).encode())
+    store.append_update("sess_1", b'{"sessionUpdate": "tool_call", "title": 7}')
+    assert main(["show", "sess_1"]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert "● make test  (not finished)" in shown
+    assert "(1 stored updates could not be read)" in shown
 
 
 def test_export_holds_the_record_the_messages_and_every_update(

@@ -1,9 +1,10 @@
 """Answering `initialize` before the async runtime is even imported.
 
 Importing asyncio, anyio and pydantic takes longer than an editor should wait for `initialize`. The reply
-depends on nothing but this agent, so the first line is read with a blocking `os.read`, and when it is a
-well-formed `initialize` request it is answered at once with the stdlib; everything else (and every byte
-after that line) is left to the full connection, which behaves exactly as if it had read them itself.
+depends on nothing but this agent and the client's capabilities, so the first line is read with a blocking
+`os.read`, and when it is a well-formed `initialize` request it is answered at once with the stdlib;
+everything else (and every byte after that line) is left to the full connection, which behaves exactly as
+if it had read them itself.
 Stdlib only.
 """
 
@@ -63,8 +64,8 @@ class EarlyRead:
     eof: bool = False  # the input ended: on a terminal (Ctrl-D) a second read would wait for another end
 
 
-def answer_initialize(in_fd: int, out_fd: int, result: Callable[[], dict[str, Any]]) -> EarlyRead:
-    """Read up to the first line; answer it if it is `initialize`."""
+def answer_initialize(in_fd: int, out_fd: int, result: Callable[[Any], dict[str, Any]]) -> EarlyRead:
+    """Read up to the first line; answer it if it is `initialize` (`result` gets its `clientCapabilities`)."""
     buffer = bytearray()
     while b"\n" not in buffer and len(buffer) < MAX_FIRST_LINE:
         chunk = os.read(in_fd, 65536)
@@ -78,7 +79,7 @@ def answer_initialize(in_fd: int, out_fd: int, result: Callable[[], dict[str, An
     if request is None:
         return EarlyRead(bytes(buffer), None)
     request_id, params = request
-    reply = {"jsonrpc": "2.0", "id": request_id, "result": result()}
+    reply = {"jsonrpc": "2.0", "id": request_id, "result": result(params.get("clientCapabilities"))}
     data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
     view = memoryview(data)
     while view:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..acp.schema import (
-    ClientCapabilities,
     PermissionOption,
     PermissionOutcome,
     SessionUpdate,
@@ -15,16 +14,18 @@ from ..acp.schema import (
     ToolCallFields,
 )
 
+META_KEY = "coder-agent"  # our part of a `_meta` object
+
 
 class Client(Protocol):
-    """The editor behind the wire (`server.editor.EditorClient`) or a local stand-in; the core never knows which.
+    """The user's side of a session: an editor with the local machine filling in (`local.FillIn`), or the
+    local machine alone (`local.LocalClient`); the core never knows which, and calls every method freely.
 
-    The file and terminal methods may be called only when `capabilities` advertises them; `Files` and
-    `shell.run_local` stand in with the local disk and local process groups otherwise.
+    Files and terminals have the semantics of ACP's `fs/*` and `terminal/*` methods, wherever they are served.
+    A failure of the client is a `ClientError` (`ClientGone` once it is unreachable), which fails the one
+    operation that needed it. The local disk fails with its own `OSError`s instead (`FileNotFoundError`,
+    `PermissionError` ...), and a command that cannot start locally with `OSError`.
     """
-
-    @property
-    def capabilities(self) -> ClientCapabilities: ...
 
     async def session_update(self, session_id: str, update: SessionUpdate) -> None:
         """Stream one update to the user."""
@@ -43,10 +44,13 @@ class Client(Protocol):
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None
     ) -> str:
-        """Read a text file as the editor sees it (unsaved buffers included)."""
+        """A text file as the user sees it (an editor's unsaved buffers included), from `line` (1-based) for
+        `limit` lines when given."""
         ...
 
-    async def write_text_file(self, session_id: str, path: str, content: str) -> None: ...
+    async def write_text_file(self, session_id: str, path: str, content: str) -> None:
+        """Create or replace a file (an editor shows the change in its review of changes)."""
+        ...
 
     async def create_terminal(
         self,
@@ -57,13 +61,36 @@ class Client(Protocol):
         env: dict[str, str] | None = None,
         output_byte_limit: int | None = None,
     ) -> str:
-        """Start a command in an editor terminal; returns its id at once."""
+        """Start a command in a terminal; returns its id at once. Every terminal must be released."""
         ...
 
-    async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse: ...
+    def shows_terminal(self, terminal_id: str) -> bool:
+        """Whether the user watches this terminal live in the editor: only then may a tool call embed it
+        (`TerminalContent`). An editor must never be sent the id of a terminal it does not know."""
+        ...
+
+    async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
+        """The output so far (its end, when it outgrew the limit), and the exit status once it exited."""
+        ...
 
     async def wait_for_terminal_exit(self, session_id: str, terminal_id: str) -> TerminalExitStatus: ...
 
-    async def kill_terminal(self, session_id: str, terminal_id: str) -> None: ...
+    async def kill_terminal(self, session_id: str, terminal_id: str) -> None:
+        """Kill the command; the terminal stays readable until released."""
+        ...
 
-    async def release_terminal(self, session_id: str, terminal_id: str) -> None: ...
+    async def release_terminal(self, session_id: str, terminal_id: str) -> None:
+        """Kill the command if it still runs, and forget the terminal."""
+        ...
+
+
+def dropped_bytes_meta(count: int) -> dict[str, Any]:
+    """The `_meta` of a `terminal_output` whose terminal knows how many bytes of the start it dropped."""
+    return {META_KEY: {"droppedBytes": count}}
+
+
+def dropped_bytes(output: TerminalOutputResponse) -> int | None:
+    """How many bytes of the start a terminal dropped, when it says (a local one does; editors do not)."""
+    ours = (output.meta or {}).get(META_KEY)
+    count = ours.get("droppedBytes") if isinstance(ours, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else None

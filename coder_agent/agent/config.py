@@ -84,9 +84,28 @@ def apply_choice(session: Session, config_id: str, value: str, models: Sequence[
 class SessionConfig:
     """Each session's modes and config options: what they are, how one is chosen, and telling the client."""
 
+    MAX_DISCOVERED = 200  # models the provider lists, offered besides the configured ones
+
     def __init__(self, model: str | None, models: Sequence[str]) -> None:
-        # The model menu: the configured model first, then the others offered (CODER_AGENT_MODELS).
-        self.menu = list(dict.fromkeys([*([model] if model else []), *models]))
+        self._configured: list[str] = []
+        self._discovered: list[str] = []
+        self.menu: list[str] = []
+        self.set_models(model, models)
+
+    def set_models(self, model: str | None, models: Sequence[str]) -> None:
+        """The configured models: the model first, then the others offered (CODER_AGENT_MODELS)."""
+        self._configured = [*([model] if model else []), *models]
+        self._update_menu()
+
+    def add_discovered(self, models: Sequence[str]) -> bool:
+        """Offer the models the provider lists too; whether the menu changed."""
+        before = list(self.menu)
+        self._discovered = list(dict.fromkeys(models))[: self.MAX_DISCOVERED]
+        self._update_menu()
+        return self.menu != before
+
+    def _update_menu(self) -> None:
+        self.menu = list(dict.fromkeys([*self._configured, *self._discovered]))
 
     @staticmethod
     def reasoning(session: Session) -> bool:

@@ -1,8 +1,10 @@
-"""A prompt's content blocks -> the user message the model sees."""
+"""A prompt's content blocks -> the user message the model sees; linked files read through the client, capped."""
 
 from __future__ import annotations
 
-import logging
+import errno
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -21,11 +23,10 @@ from ..acp.schema import (
 from ..llm.messages import ImagePart, TextPart, UserMessage, UserPart
 from .client import Client
 from .errors import ClientError, InvalidInput
-
-log = logging.getLogger(__name__)
+from .files import is_binary_file
 
 MAX_LINKED_FILE_BYTES = 256 * 1024
-FIRST_PAGE_LINES = 1000  # a linked file is read through the editor a page of lines at a time
+FIRST_PAGE_LINES = 1000  # a linked file is read through the client a page of lines at a time
 MAX_PAGE_LINES = 20_000
 INVALID_PARAMS = -32602  # what Zed answers for a read past the end of a file
 
@@ -56,8 +57,8 @@ def too_large_note(path: str) -> str:
     )
 
 
-async def _read_through_editor(client: Client, session_id: str, path: str) -> str:
-    """The editor's text of `path` (unsaved edits included), read a page of lines at a time.
+async def _read_paged(client: Client, session_id: str, path: str) -> str:
+    """The client's text of `path` (an editor's unsaved edits included), read a page of lines at a time.
 
     ACP's `fs/read_text_file` has no byte limit, only lines: each page is sized from the lines' length so far
     to what is left of the cap, so no more than the cap and about one page is ever held. Raises `TooLarge`.
@@ -86,27 +87,34 @@ async def _read_through_editor(client: Client, session_id: str, path: str) -> st
     return "".join(parts)
 
 
-async def _read_from_disk(path: str) -> str:
+async def _check_on_disk(path: str) -> None:
+    """Refuse what the disk already says cannot be included: too large, binary, not a file at all.
+
+    A file that is not on disk may still be in an editor's buffers: the client is asked for it regardless.
+    """
     try:
-        async with await anyio.open_file(path, "rb") as handle:
-            data = await handle.read(MAX_LINKED_FILE_BYTES + 1)
-    except OSError as exc:
-        raise FileNotFoundError(f"{path}: {exc.strerror or exc}") from exc
-    if len(data) > MAX_LINKED_FILE_BYTES:
+        info = await anyio.Path(path).stat()
+    except OSError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+    if not stat.S_ISREG(info.st_mode):  # a device or a pipe could be endless
+        raise ValueError(f"{path} is not a regular file")
+    if info.st_size > MAX_LINKED_FILE_BYTES:
         raise TooLarge(path)
-    if b"\0" in data[:8192]:
+    if await anyio.to_thread.run_sync(is_binary_file, path):
         raise ValueError(f"{path} is a binary file")
-    return data.decode("utf-8", errors="replace")
 
 
 async def _read_linked_file(client: Client, session_id: str, path: str) -> str:
-    """Read a linked file through the editor when it offers to, else from disk. Never a binary dump."""
-    if client.capabilities.fs.read_text_file:
-        try:
-            return await _read_through_editor(client, session_id, path)
-        except ClientError as exc:
-            log.info("client could not read %s (%s); trying the disk", path, exc.message)
-    return await _read_from_disk(path)
+    """Read a linked file through the client, capped. Never a binary dump."""
+    try:
+        await _check_on_disk(path)
+        return await _read_paged(client, session_id, path)
+    except ClientError as exc:
+        raise OSError(f"{path}: {exc.message}") from exc
+    except OSError as exc:
+        raise OSError(f"{path}: {exc.strerror or exc}") from exc
 
 
 async def _link_part(client: Client, session_id: str, block: ResourceLink) -> TextPart:

@@ -31,6 +31,10 @@ class NotConfigured(AgentError):
     """A setting the request needs is missing or unusable; `data` names it."""
 
 
+class AuthRequired(NotConfigured):
+    """The request needs a model and its key, and the user has not given them yet (log in, or set them)."""
+
+
 class StoreUnavailable(AgentError):
     """Sessions cannot be read or written (a corrupt or unreachable database)."""
 

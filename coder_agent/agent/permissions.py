@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -18,6 +19,17 @@ MODE_IDS = list(modes.MODE_IDS)
 DEFAULT_MODE = modes.DEFAULT_MODE
 
 Action = Literal["allow", "ask", "deny"]
+LastingLookup = Callable[[str, "Intent"], "bool | None"]
+"""(tool, intent) -> what the user's lasting rules say about the call (`lasting_rules.decision_of`)."""
+
+# The "always" answers and what they keep: the session's own rules, or a lasting rule (`lasting_rules`).
+SESSION_SCOPE = {"allow_always": True, "reject_always": False}
+LASTING_SCOPE: dict[str, tuple[Literal["allow", "reject"], Literal["project", "global"]]] = {
+    "allow_always_project": ("allow", "project"),
+    "allow_always_global": ("allow", "global"),
+    "reject_always_project": ("reject", "project"),
+    "reject_always_global": ("reject", "global"),
+}
 
 # Shell syntax that can chain or redirect: such commands never match a remembered "always allow" prefix.
 _SHELL_METACHARACTERS = set(";&|<>`$(){}\n")
@@ -102,7 +114,15 @@ class PermissionRules:
         return f"`{' '.join(prefix)}` commands"
 
 
-def decide(mode: str, tool: str, intent: Intent, rules: PermissionRules, roots: list[str]) -> Decision:
+def decide(
+    mode: str,
+    tool: str,
+    intent: Intent,
+    rules: PermissionRules,
+    roots: list[str],
+    lasting: LastingLookup | None = None,
+) -> Decision:
+    """The gate: the mode, then the session's "always" answers, then the user's lasting rules."""
     if intent.effect in ("read", "none"):
         return Decision("allow")
     if mode == "bypass":
@@ -118,6 +138,8 @@ def decide(mode: str, tool: str, intent: Intent, rules: PermissionRules, roots: 
         return Decision("ask", f"writes outside the project: {', '.join(outside)}")
     if mode != "ask":
         remembered = rules.lookup(tool, intent)
+        if remembered is None and lasting is not None:
+            remembered = lasting(tool, intent)
         if remembered is True:
             return Decision("allow")
         if remembered is False:
@@ -127,11 +149,23 @@ def decide(mode: str, tool: str, intent: Intent, rules: PermissionRules, roots: 
     return Decision("ask")
 
 
-def permission_options(tool: str, intent: Intent) -> list[PermissionOption]:
+def permission_options(tool: str, intent: Intent, lasting: bool = False) -> list[PermissionOption]:
+    """What the user may answer; with `lasting`, "always" answers for the project and for all projects too."""
     label = PermissionRules.always_label(tool, intent)
+    scopes = [("", "in this session"), *([("_project", "in this project"), ("_global", "in all projects")] * lasting)]
+    allow = [
+        PermissionOption(option_id=f"allow_always{suffix}", name=f"Always allow {label} {where}", kind="allow_always")
+        for suffix, where in scopes
+    ]
+    reject = [
+        PermissionOption(
+            option_id=f"reject_always{suffix}", name=f"Always reject {label} {where}", kind="reject_always"
+        )
+        for suffix, where in scopes
+    ]
     return [
         PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
-        PermissionOption(option_id="allow_always", name=f"Always allow {label}", kind="allow_always"),
+        *allow,
         PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
-        PermissionOption(option_id="reject_always", name=f"Always reject {label}", kind="reject_always"),
+        *reject,
     ]

@@ -9,6 +9,7 @@ import anyio
 
 from ..acp.schema import SessionUpdate
 from ..llm.messages import ChatMessage, SystemMessage
+from .lasting_rules import RuleBook
 from .permissions import DEFAULT_MODE, MODES, PermissionRules
 from .prompts import render
 from .tool_source import ToolSource
@@ -45,6 +46,7 @@ class Session:
     system_prompt: str = ""
     history: list[ChatMessage] = field(default_factory=list)
     rules: PermissionRules = field(default_factory=PermissionRules)
+    rule_book: RuleBook | None = None  # the user's lasting rules (None: none are kept)
     turn_scope: anyio.CancelScope | None = None
     turn_done: anyio.Event = field(default_factory=anyio.Event)
     transcript: Transcript | None = None

@@ -12,6 +12,7 @@ from ..llm.messages import ChatMessage
 from ..store.base import SessionRecord, SessionStore, StoreError
 from .client import Client
 from .errors import InvalidInput, SessionNotFound, StoreUnavailable
+from .lasting_rules import RuleBook
 from .permissions import PermissionRules
 from .repair import looks_interrupted, repair
 from .session import LastTurn, Session, new_id
@@ -58,6 +59,7 @@ class Sessions:
         self._store = store
         self._store_problem = store_problem
         self.live: dict[str, Session] = {}
+        self.rule_book: RuleBook | None = None  # the user's lasting permission rules, given to every session
 
     def _require_store(self) -> SessionStore:
         if self._store is None:
@@ -77,6 +79,7 @@ class Sessions:
             id=session_id, cwd=cwd, additional_directories=list(directories), mode=mode, model=model, created_at=stamp
         )
         session.transcript = Transcript(session_id, self._client, self._store)
+        session.rule_book = self.rule_book
         if self._store is not None:
             try:
                 self._store.create(self._record(session, stamp))
@@ -138,6 +141,7 @@ class Sessions:
             )
             session.history = self._stored_history(store, session_id)
             session.transcript = Transcript(session_id, self._client, store)
+            session.rule_book = self.rule_book
             if looks_interrupted(session.history):
                 self._repair(store, session)
             self.live[session_id] = session

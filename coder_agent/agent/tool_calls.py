@@ -29,7 +29,8 @@ from ..llm.messages import ToolCallRequest, ToolMessage
 from .client import Client
 from .errors import ClientError
 from .files import Files
-from .permissions import decide, permission_options
+from .lasting_rules import Rule, RuleBook, decision_of, rule_for
+from .permissions import LASTING_SCOPE, SESSION_SCOPE, decide, permission_options
 from .session import Session, new_id
 from .tools.base import Intent, Tool, ToolContext, ToolError, ToolResult, text_content
 
@@ -203,12 +204,20 @@ class ToolCallRunner:
     async def _authorize(self, tool: Tool[Any], intent: Intent, shown: ToolCallFields) -> tuple[str, str] | None:
         """None when the call may run; else the refusal: (what the model reads, what the user sees)."""
         session = self._session
-        decision = decide(session.mode, tool.name, intent, session.rules, session.roots)
+        book = session.rule_book
+        lasting = None
+        if book is not None:
+
+            def lasting(name: str, what: Intent) -> bool | None:
+                return decision_of(book.rules(), name, what, session.cwd)
+
+        decision = decide(session.mode, tool.name, intent, session.rules, session.roots, lasting)
         if decision.action == "allow":
             return None
         if decision.action == "deny":
             return f"Refused: {decision.reason} {decision.hint}".rstrip(), decision.reason
-        options = permission_options(tool.name, intent)
+        # Writes outside the project ask every time, so answers kept for later would never be used.
+        options = permission_options(tool.name, intent, lasting=book is not None and not decision.reason)
         try:
             # The editor shows the call as announced: the diff of an edit, the exact command.
             outcome = await self._client.request_permission(session.id, shown, options)
@@ -220,9 +229,12 @@ class ToolCallRunner:
         chosen = outcome.option_id if outcome.outcome == "selected" else None
         if chosen is not None and chosen not in {option.option_id for option in options}:
             chosen = "reject_once"  # an option we never offered allows nothing
-        if chosen in ("allow_always", "reject_always"):
-            session.rules.remember(tool.name, intent, allowed=chosen == "allow_always")
-        if chosen in ("allow_once", "allow_always"):
+        if chosen in SESSION_SCOPE:
+            session.rules.remember(tool.name, intent, allowed=SESSION_SCOPE[chosen])
+        elif chosen in LASTING_SCOPE and book is not None:
+            action, scope = LASTING_SCOPE[chosen]
+            self._keep(book, rule_for(action, tool.name, intent, session.cwd if scope == "project" else None))
+        if chosen in ("allow_once", "allow_always") or (chosen in LASTING_SCOPE and chosen.startswith("allow")):
             return None
         if chosen is None:
             return (
@@ -233,6 +245,13 @@ class ToolCallRunner:
             "Refused: the user rejected this call. Do not retry it as is; ask the user how to proceed.",
             "Rejected",
         )
+
+    @staticmethod
+    def _keep(book: RuleBook, rule: Rule) -> None:
+        try:
+            book.add(rule)
+        except OSError as exc:  # the answer still holds for this call
+            log.error("could not keep the rule (%s): %s", rule.describe(), exc)
 
     async def _finish(self, call: _Call, result: ToolResult) -> None:
         content = result.content or [text_content(_capped(result.output))]

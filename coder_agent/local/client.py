@@ -1,8 +1,8 @@
-"""`LocalClient`: the headless run as the agent core's `Client`.
+"""`LocalClient`: this machine alone as the agent core's `Client`, for a run with no editor (`coder-agent run`).
 
-It advertises no file system and no terminal, as a bare ACP client would: the agent then reads and writes
-the disk itself and runs commands as local subprocesses (`agent.files`, `agent.shell`). Updates go to the
-run's output; permission questions, which the session's mode decides to ask, go to a `PermissionPolicy`.
+Files are the disk's (`files`), commands run as local process groups (`terminals`), which no editor shows.
+Updates go to a callback (the run's output); permission questions, which the session's mode decides to ask,
+go to a `PermissionPolicy`.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+import anyio.abc
 from pydantic import TypeAdapter
 
-from ..acp.errors import RequestError
 from ..acp.schema import (
-    ClientCapabilities,
     PermissionOption,
     PermissionOutcome,
     SessionUpdate,
@@ -22,6 +21,8 @@ from ..acp.schema import (
     TerminalOutputResponse,
     ToolCallFields,
 )
+from .files import LocalFiles
+from .terminals import LocalTerminals
 
 _UPDATE = TypeAdapter[SessionUpdate](SessionUpdate)
 
@@ -31,17 +32,17 @@ class PermissionPolicy(Protocol):
 
 
 class LocalClient:
-    def __init__(self, on_update: Callable[[SessionUpdate], None], permissions: PermissionPolicy) -> None:
+    def __init__(
+        self,
+        on_update: Callable[[SessionUpdate], None],
+        permissions: PermissionPolicy,
+        tasks: anyio.abc.TaskGroup,
+    ) -> None:
+        """`tasks` runs the terminals' output pumps; it must outlive every terminal."""
         self._on_update = on_update
         self._permissions = permissions
-        self._capabilities = ClientCapabilities()
-
-    @property
-    def capabilities(self) -> ClientCapabilities:
-        return self._capabilities
-
-    def set_capabilities(self, capabilities: ClientCapabilities) -> None:
-        self._capabilities = capabilities
+        self._files = LocalFiles()
+        self._terminals = LocalTerminals(tasks)
 
     async def session_update(self, session_id: str, update: SessionUpdate) -> None:
         self._on_update(update)
@@ -55,15 +56,13 @@ class LocalClient:
     ) -> PermissionOutcome:
         return await self._permissions.decide(tool_call, options)
 
-    # No `fs` and no `terminal` capability: the agent never calls these; an editor-only feature would fail here.
-
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None
     ) -> str:
-        raise RequestError.method_not_found("fs/read_text_file")
+        return await self._files.read_text_file(session_id, path, line, limit)
 
     async def write_text_file(self, session_id: str, path: str, content: str) -> None:
-        raise RequestError.method_not_found("fs/write_text_file")
+        await self._files.write_text_file(session_id, path, content)
 
     async def create_terminal(
         self,
@@ -74,16 +73,19 @@ class LocalClient:
         env: dict[str, str] | None = None,
         output_byte_limit: int | None = None,
     ) -> str:
-        raise RequestError.method_not_found("terminal/create")
+        return await self._terminals.create_terminal(session_id, command, args, cwd, env, output_byte_limit)
+
+    def shows_terminal(self, terminal_id: str) -> bool:
+        return False  # nobody watches it: the tool shows its output when it is done
 
     async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
-        raise RequestError.method_not_found("terminal/output")
+        return await self._terminals.terminal_output(session_id, terminal_id)
 
     async def wait_for_terminal_exit(self, session_id: str, terminal_id: str) -> TerminalExitStatus:
-        raise RequestError.method_not_found("terminal/wait_for_exit")
+        return await self._terminals.wait_for_terminal_exit(session_id, terminal_id)
 
     async def kill_terminal(self, session_id: str, terminal_id: str) -> None:
-        raise RequestError.method_not_found("terminal/kill")
+        await self._terminals.kill_terminal(session_id, terminal_id)
 
     async def release_terminal(self, session_id: str, terminal_id: str) -> None:
-        raise RequestError.method_not_found("terminal/release")
+        await self._terminals.release_terminal(session_id, terminal_id)

@@ -75,7 +75,9 @@ class McpTool(Tool[McpArgs]):
     async def prepare(self, args: McpArgs, ctx: ToolContext) -> Intent:
         if self.read_only:
             return Intent(title=self.title, kind="read", effect="read")
-        return Intent(title=self.title, kind="other", effect="execute", command=None)
+        return Intent(
+            title=self.title, kind="other", effect="execute", mcp_tool=(self._connection.name, self.remote.name)
+        )
 
     async def run(self, args: McpArgs, intent: Intent, ctx: ToolContext) -> ToolResult:
         return convert(await self._connection.call(self.remote.name, args.arguments))

@@ -63,9 +63,11 @@ class ScriptedModelServer:
         host: str = "127.0.0.1",
         port: int = 0,
         model: str = "scripted",
+        listed_models: Iterable[str] = (),
     ) -> None:
         script = script if isinstance(script, Script) else Script(replies=list(script or []))
         self.model = model
+        self.listed_models = [model, *listed_models]  # what GET /v1/models lists
         self._address = (host, port)
         self._queue = deque(script.replies)
         self._default = script.default
@@ -212,8 +214,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if urlsplit(self.path).path.rstrip("/") not in _MODELS_PATHS:
             return self._send_json(404, error_json(f"no route for GET {self.path}", 404))
-        model = {"id": self.server.owner.model, "object": "model", "created": 0, "owned_by": "scripted"}
-        self._send_json(200, {"object": "list", "data": [model]})
+        models = [
+            {"id": name, "object": "model", "created": 0, "owned_by": "scripted"}
+            for name in self.server.owner.listed_models
+        ]
+        self._send_json(200, {"object": "list", "data": models})
 
     def do_POST(self) -> None:
         owner = self.server.owner

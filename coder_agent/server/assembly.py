@@ -20,30 +20,35 @@ from ..agent.config import SessionConfig
 from ..agent.prompting import ModelFactory, Turns
 from ..agent.sessions import Sessions
 from ..agent.tools import builtin_tools
+from ..auth.usable import request_key
 from ..llm.base import Model
+from ..local.fill_in import FillIn
+from ..rules_file import RuleFile
 from ..settings import Settings
 from ..store.base import SessionStore, StoreError
 from ..store.sqlite import SqliteSessionStore
 from .editor import EditorClient
 from .handlers import Handlers
 from .session_handlers import SessionHandlers
+from .session_mcp import SessionMcp
 from .settings_problems import SettingsProblems
 from .state import AgentState
 
 log = logging.getLogger(__name__)
 
 
-def model_factory(settings: Settings) -> ModelFactory:
-    """Models for each turn, from the settings: direct while litellm loads in the background, then litellm."""
+def model_factory(current: Callable[[], Settings]) -> ModelFactory:
+    """Models for each turn, from the settings of the moment: direct while litellm loads, then litellm."""
     from ..llm.config import ModelConfig
     from ..llm.fast_start import FastStartModel
 
     def make(model: str, reasoning_effort: str | None) -> Model:
+        settings = current()
         return FastStartModel(
             ModelConfig(
                 model=model,
                 api_base=settings.api_base,
-                api_key=settings.api_key,
+                api_key=request_key(model, settings.api_base, settings.api_key, settings.environ),
                 timeout=settings.request_timeout,
                 max_retries=settings.max_retries,
                 retry_base_delay=settings.retry_base_delay,
@@ -73,16 +78,23 @@ def build_agent(
     router: Router,
 ) -> Handlers:
     """The agent as the settings describe it, its methods registered on `router` (editors and headless alike)."""
+
+    def current() -> Settings:  # a login read again replaces them
+        return state.settings
+
     turns = Turns(
         client,
         sessions,
-        model_factory(settings),
+        model_factory(current),
         builtin_tools,
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
     )
     config = SessionConfig(settings.model, settings.models)
-    state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background)
+    if settings.config_dir is not None:
+        sessions.rule_book = RuleFile(settings.config_dir)
+    mcp = SessionMcp(current, client, background)
+    state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background, mcp)
     handlers = Handlers(state)
     handlers.register(router)
     SessionHandlers(state).register(router)
@@ -100,11 +112,12 @@ async def serve(
     """Serve one ACP connection until its input ends (`early_initialize`: see `acp.early`)."""
     router = Router()
     connection = Connection(receive, send, router)
-    client = EditorClient(connection)
+    editor = EditorClient(connection)
     store, problem = open_store(settings)
     async with anyio.create_task_group() as background:
+        client = FillIn(editor, background)  # what the editor does not offer, this machine serves
         handlers = build_agent(
-            settings, client, client.set_capabilities, Sessions(client, store, problem), background, router
+            settings, client, editor.set_capabilities, Sessions(client, store, problem), background, router
         )
         if early_initialize is not None:
             handlers.adopt_initialize(early_initialize)

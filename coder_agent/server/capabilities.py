@@ -2,15 +2,56 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
 
 PROTOCOL_VERSION = 1
 
+# The login a client runs in a terminal: the agent's own command with these arguments (`coder-agent acp login`
+# when the client appends them, `coder-agent login` when it replaces the command's: both are the login).
+TERMINAL_LOGIN_ID = "terminal-login"
+TERMINAL_LOGIN_ARGS = ["login"]
+# For clients without terminal auth: the user logs in from a shell, then the agent takes the saved login.
+SAVED_LOGIN_ID = "saved-login"
 
-def initialize_result() -> dict[str, Any]:
-    """The `initialize` result, in wire form. Advertise only what works."""
+
+def terminal_auth(client_capabilities: Any) -> bool:
+    """Whether the client opted in to terminal auth (`clientCapabilities.auth.terminal: true`)."""
+    if not isinstance(client_capabilities, Mapping):
+        return False
+    auth = client_capabilities.get("auth")
+    return isinstance(auth, Mapping) and auth.get("terminal") is True
+
+
+def auth_methods(client_capabilities: Any) -> list[dict[str, Any]]:
+    """The login methods offered: the terminal login only to clients that can run it."""
+    methods: list[dict[str, Any]] = []
+    if terminal_auth(client_capabilities):
+        methods.append(
+            {
+                "type": "terminal",
+                "id": TERMINAL_LOGIN_ID,
+                "name": "Log in",
+                "description": "Choose a model provider and paste its API key, or point at a local server "
+                "(Ollama, llama.cpp, vLLM, LM Studio).",
+                "args": list(TERMINAL_LOGIN_ARGS),
+            }
+        )
+    methods.append(
+        {
+            "id": SAVED_LOGIN_ID,
+            "name": "Use my saved login",
+            "description": "Run `coder-agent login` in a terminal (or set the provider's key in this agent's env), "
+            "then choose this.",
+        }
+    )
+    return methods
+
+
+def initialize_result(client_capabilities: Any = None) -> dict[str, Any]:
+    """The `initialize` result, in wire form, for a client with these (wire-form) capabilities."""
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
@@ -25,7 +66,8 @@ def initialize_result() -> dict[str, Any]:
                 "fork": {},  # unstable in v1: see agent/session_methods.py
                 "additionalDirectories": {},
             },
+            "auth": {"logout": {}},
         },
         "agentInfo": {"name": "coder-agent", "title": "Coder Agent", "version": __version__},
-        "authMethods": [],
+        "authMethods": auth_methods(client_capabilities),
     }

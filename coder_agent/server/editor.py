@@ -1,7 +1,9 @@
 """`EditorClient`: the editor on the other end of the ACP connection, as the agent core's `Client`.
 
-Its failures reach the core as `ClientError` (`ClientGone` once the connection is closed): the editor's own
-error, with its detail, or an answer that does not match the protocol.
+Its `fs/*` and `terminal/*` methods may be called only when the editor advertised them (`capabilities`, from
+`initialize`): the assembly wraps it in `local.FillIn`, which serves the rest on this machine. Its failures
+reach the core as `ClientError` (`ClientGone` once the connection is closed): the editor's own error, with its
+detail, or an answer that does not match the protocol.
 """
 
 from __future__ import annotations
@@ -118,6 +120,9 @@ class EditorClient:
         )
         result = await self._call("terminal/create", params.wire(), TERMINAL_TIMEOUT)
         return _reply("terminal/create", CreateTerminalResponse, result).terminal_id
+
+    def shows_terminal(self, terminal_id: str) -> bool:
+        return True  # every terminal it created is one of its own, shown to the user
 
     async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
         result = await self._terminal("terminal/output", session_id, terminal_id, TERMINAL_TIMEOUT)

@@ -7,8 +7,8 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from ..acp.errors import INTERNAL_ERROR, RESOURCE_NOT_FOUND, RequestError
-from ..agent.errors import AgentError, InvalidInput, SessionNotFound, StoreUnavailable
+from ..acp.errors import AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND, RequestError
+from ..agent.errors import AgentError, AuthRequired, InvalidInput, SessionNotFound, StoreUnavailable
 from ..llm.base import ModelError
 from ..store.base import StoreError
 
@@ -20,6 +20,8 @@ def to_request_error(exc: Exception) -> RequestError | None:
     """The JSON-RPC error for a failure of the core; None for anything else (a bug: -32603 with a traceback)."""
     if isinstance(exc, InvalidInput):
         return RequestError.invalid_params(exc.message, exc.data)
+    if isinstance(exc, AuthRequired):
+        return RequestError(AUTH_REQUIRED, exc.message, exc.data)
     if isinstance(exc, SessionNotFound):
         return RequestError(RESOURCE_NOT_FOUND, exc.message, exc.data)
     if isinstance(exc, StoreUnavailable):

@@ -22,6 +22,7 @@ from ..acp.schema import (
 from ..agent.session import Session
 from .capabilities import PROTOCOL_VERSION, initialize_result
 from .errors import mapped
+from .login import Login
 from .state import AgentState
 
 log = logging.getLogger(__name__)
@@ -30,8 +31,10 @@ log = logging.getLogger(__name__)
 class Handlers:
     def __init__(self, state: AgentState) -> None:
         self._state = state
+        self._login = Login(state)
 
     def register(self, router: Router) -> None:
+        self._login.register(router)
         router.on_request("initialize", InitializeRequest, self.initialize)
         router.on_request("session/prompt", PromptRequest, mapped(self.prompt))
         router.on_request("session/set_mode", SetSessionModeRequest, mapped(self.set_mode))
@@ -42,7 +45,7 @@ class Handlers:
         self._state.set_client_capabilities(params.client_capabilities)
         if params.protocol_version != PROTOCOL_VERSION:
             log.info("client asked for protocol %s; we speak %s", params.protocol_version, PROTOCOL_VERSION)
-        return initialize_result()
+        return initialize_result(params.client_capabilities.wire())
 
     def adopt_initialize(self, params: dict[str, Any]) -> None:
         """Take in an `initialize` that was answered before the runtime started (see `acp.early`)."""
@@ -56,6 +59,8 @@ class Handlers:
 
     async def prompt(self, params: PromptRequest) -> PromptResponse:
         session = self._state.sessions.get(params.session_id)
+        await self._login.require(session)  # -32000 without a model or its key: the client offers the login
+        await self._state.mcp.settle_project(session)  # the project's .mcp.json, if the user was not asked yet
         return PromptResponse(stop_reason=await self._state.turns.prompt(session, params.prompt))
 
     async def cancel(self, params: SessionIdParams) -> None:

@@ -10,25 +10,22 @@ import anyio
 
 from ..acp.router import Router
 from ..acp.schema import (
-    AgentMessageChunk,
     Empty,
     ForkSessionResponse,
     ListSessionsRequest,
     ListSessionsResponse,
     LoadSessionRequest,
-    McpServer,
     NewSessionRequest,
     NewSessionResponse,
     ResumeSessionRequest,
     SessionIdParams,
     SessionInfo,
     SessionStateResponse,
-    TextContent,
 )
-from ..agent.session import Session, new_id
+from ..agent.session import Session
 from ..llm.loader import load_litellm
-from ..mcp import McpServers
 from .errors import mapped, require_absolute
+from .model_menu import ModelMenu
 from .state import AgentState
 
 log = logging.getLogger(__name__)
@@ -51,6 +48,7 @@ class SessionHandlers:
     def __init__(self, state: AgentState) -> None:
         self._state = state
         self._preloading = False
+        self._menu = ModelMenu(state)
 
     def register(self, router: Router) -> None:
         router.on_request("session/new", NewSessionRequest, mapped(self.new))
@@ -67,15 +65,17 @@ class SessionHandlers:
         session = self._state.sessions.create(
             params.cwd, params.additional_directories, settings.default_mode, settings.model
         )
-        await self._attach_mcp(session, params.mcp_servers)
+        await self._state.mcp.attach(session, params.mcp_servers)
         self._start_preload()
+        self._menu.refresh()
         state = self._state.state_of(session)
         return NewSessionResponse(session_id=session.id, modes=state.modes, config_options=state.config_options)
 
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         _require_roots(params.cwd, params.additional_directories)
         session = self._state.sessions.restore(params.session_id, params.cwd, params.additional_directories)
-        await self._attach_mcp(session, params.mcp_servers)
+        await self._state.mcp.attach(session, params.mcp_servers)
+        self._menu.refresh()
         return session
 
     async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
@@ -105,10 +105,12 @@ class SessionHandlers:
 
     async def close(self, params: SessionIdParams) -> Empty:
         await self._state.sessions.close(params.session_id)
+        self._state.mcp.forget(params.session_id)
         return Empty()
 
     async def delete(self, params: SessionIdParams) -> Empty:
         await self._state.sessions.delete(params.session_id)  # an unknown session is deleted already
+        self._state.mcp.forget(params.session_id)
         return Empty()
 
     async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
@@ -118,26 +120,9 @@ class SessionHandlers:
         if directories is None:  # the fork lives where its source does
             directories = source.additional_directories
         fork = self._state.sessions.fork(source, params.cwd, directories)
-        await self._attach_mcp(fork, params.mcp_servers)
+        await self._state.mcp.attach(fork, params.mcp_servers)
         state = self._state.state_of(fork)
         return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)
-
-    async def _attach_mcp(self, session: Session, servers: Sequence[McpServer]) -> None:
-        """Connect the session's MCP servers in the background: nobody waits for them here."""
-        if not servers:
-            await session.replace_tool_source(None)
-            return
-
-        async def report(message: str) -> None:
-            notice = AgentMessageChunk(content=TextContent(text=message), message_id=new_id("notice"))
-            await session.publish(notice, keep=False)
-
-        settings = self._state.settings
-        mcp = McpServers(
-            servers, connect_timeout=settings.mcp_timeout, call_timeout=settings.mcp_call_timeout, report=report
-        )
-        await session.replace_tool_source(mcp)
-        self._state.background.start_soon(mcp.run)
 
     def _start_preload(self) -> None:
         """Import litellm in the background once a session exists, so the first prompt does not wait for it."""

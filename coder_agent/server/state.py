@@ -1,9 +1,13 @@
-"""What the ACP method handlers share: the client, the sessions, their turns and config, the settings."""
+"""What the ACP method handlers share: the client, the sessions, their turns and config, the settings.
+
+`settings` may be replaced while the agent runs (a login read again): read it from here each time.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio.abc
 
@@ -15,6 +19,9 @@ from ..agent.session import Session
 from ..agent.sessions import Sessions
 from ..settings import Settings
 
+if TYPE_CHECKING:
+    from .session_mcp import SessionMcp
+
 
 @dataclass
 class AgentState:
@@ -25,6 +32,7 @@ class AgentState:
     turns: Turns
     config: SessionConfig
     background: anyio.abc.TaskGroup
+    mcp: SessionMcp  # where each session's MCP servers come from
 
     def state_of(self, session: Session) -> SessionStateResponse:
         return SessionStateResponse(modes=self.config.modes(session), config_options=self.config.options(session))

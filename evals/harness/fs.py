@@ -1,7 +1,8 @@
 """`fs/read_text_file` and `fs/write_text_file` as the editor profile serves them: confined to the workspace.
 
 A path outside the trial's workspace (after resolving symlinks and `..`) is refused with -32002, as a file
-the editor does not have; so is a file that does not exist. Texts keep their line endings.
+the editor does not have; so is a file that does not exist. Inside it, the files are read and written as the
+agent's own local client does (`coder_agent.local.files`): pages of lines, texts with their line endings.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import anyio
 
 from coder_agent.acp.errors import RESOURCE_NOT_FOUND, RequestError
 from coder_agent.acp.schema import ReadTextFileRequest, WriteTextFileRequest
+from coder_agent.local.files import LocalFiles
 
 
 def confine(root: Path, path: str) -> Path:
@@ -27,22 +29,13 @@ def confine(root: Path, path: str) -> Path:
     return Path(real)
 
 
-def page(text: str, line: int | None, limit: int | None) -> str:
-    """Lines from `line` (1-based) for `limit` lines; lines end at "\\n", which is kept."""
-    if line is None and limit is None:
-        return text
-    lines = text.split("\n")
-    kept = [part + "\n" for part in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
-    start = max((line or 1) - 1, 0)
-    return "".join(kept[start : None if limit is None else start + limit])
-
-
 class FileService:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.reads = 0
         self.writes = 0
         self.refused: list[str] = []  # paths outside the workspace the agent asked for
+        self._files = LocalFiles()
 
     def _confine(self, path: str) -> Path:
         try:
@@ -55,18 +48,17 @@ class FileService:
         request = ReadTextFileRequest.model_validate(params)
         target = self._confine(request.path)
         try:
-            data = await anyio.Path(target).read_bytes()
+            text = await self._files.read_text_file(request.session_id, str(target), request.line, request.limit)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
             raise RequestError(RESOURCE_NOT_FOUND, f"{request.path}: {exc.strerror}", {"path": request.path}) from exc
         self.reads += 1
-        return {"content": page(data.decode("utf-8", errors="replace"), request.line, request.limit)}
+        return {"content": text}
 
     async def write_text_file(self, params: Any) -> dict[str, Any]:
         request = WriteTextFileRequest.model_validate(params)
         target = self._confine(request.path)
         if await anyio.Path(target).is_dir():
             raise RequestError.invalid_params(f"Invalid params: {request.path} is a directory")
-        await anyio.Path(target.parent).mkdir(parents=True, exist_ok=True)
-        await anyio.Path(target).write_bytes(request.content.encode("utf-8"))
+        await self._files.write_text_file(request.session_id, str(target), request.content)
         self.writes += 1
         return {}

@@ -1,148 +1,88 @@
-"""`terminal/*` as the editor profile serves them: local processes, each in its own process group.
+"""`terminal/*` as the editor profile serves them: the agent's own local terminals, confined to the workspace.
 
-Output (stdout and stderr together) is kept up to the agent's `outputByteLimit`, cut from the start at a
-character boundary, as ACP says. `kill` ends the whole group and the terminal stays readable; `release`
-kills if needed and forgets the id. A terminal still held when a turn ends is reported (the agent MUST
-release every terminal); any left are killed when the trial ends.
+Each command runs as `coder_agent.local.terminals` runs it: its own process group, stdin closed, output (stdout
+and stderr together) kept up to the agent's `outputByteLimit` from the end, the group killed when the command
+exits, is killed or is released. Commands start from the trial's environment, without the agent's
+credentials. A terminal still held when a turn ends is reported (the agent MUST release every terminal); any
+left are killed when the trial ends.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import signal
-import subprocess
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.abc
 
 from coder_agent.acp.errors import RESOURCE_NOT_FOUND, RequestError
-from coder_agent.acp.schema import CreateTerminalRequest, TerminalRequest
+from coder_agent.acp.schema import CreateTerminalRequest, TerminalExitStatus, TerminalRequest
+from coder_agent.agent.errors import ClientError
+from coder_agent.local.terminals import LocalTerminals
 
 from .fs import confine
-from .procs import kill_group
 
-DEFAULT_OUTPUT_LIMIT = 1_000_000
-EXIT_DRAIN = 0.5  # seconds to read what is left once the shell has exited, before its group is killed
+T = TypeVar("T")
 
 
-@dataclass
-class _Terminal:
-    process: anyio.abc.Process
-    limit: int
-    output: bytearray = field(default_factory=bytearray)
-    truncated: bool = False
-    exit_status: dict[str, Any] | None = None
-    exited: anyio.Event = field(default_factory=anyio.Event)
-
-    def add(self, chunk: bytes) -> None:
-        self.output.extend(chunk)
-        if len(self.output) > self.limit:
-            del self.output[: len(self.output) - self.limit]
-            while self.output and self.output[0] & 0xC0 == 0x80:  # not in the middle of a character
-                del self.output[0]
-            self.truncated = True
-
-
-def _status(returncode: int | None) -> dict[str, Any]:
-    if returncode is not None and returncode < 0:
-        return {"exitCode": None, "signal": signal.Signals(-returncode).name}
-    return {"exitCode": returncode, "signal": None}
+def _status(status: TerminalExitStatus) -> dict[str, Any]:
+    return {"exitCode": status.exit_code, "signal": status.signal}
 
 
 class TerminalService:
     def __init__(self, root: Path, env: Mapping[str, str], tasks: anyio.abc.TaskGroup) -> None:
         self._root = root
-        self._env = dict(env)
-        self._tasks = tasks
+        self._terminals = LocalTerminals(tasks, environment=env)
         self._ids = itertools.count(1)
-        self._live: dict[str, _Terminal] = {}
+        self._live: dict[str, str] = {}  # our terminal id -> the local terminal's
         self.created = 0
 
-    def _get(self, params: Any) -> _Terminal:
+    def _request(self, params: Any) -> tuple[str, str]:
+        """(our id, the local terminal's id) of a terminal request."""
         request = TerminalRequest.model_validate(params)
-        terminal = self._live.get(request.terminal_id)
-        if terminal is None:
+        local = self._live.get(request.terminal_id)
+        if local is None:
             raise RequestError(RESOURCE_NOT_FOUND, f"unknown terminal {request.terminal_id}")
-        return terminal
+        return request.terminal_id, local
 
     async def create(self, params: Any) -> dict[str, Any]:
         request = CreateTerminalRequest.model_validate(params)
         cwd = confine(self._root, request.cwd) if request.cwd else self._root
-        env = {**self._env, **{variable.name: variable.value for variable in request.env}}
+        env = {variable.name: variable.value for variable in request.env}
         try:
-            process = await anyio.open_process(
-                [request.command, *request.args],
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+            local = await self._terminals.create_terminal(
+                request.session_id, request.command, request.args, str(cwd), env, request.output_byte_limit
             )
         except OSError as exc:
             raise RequestError.internal_error(f"could not start {request.command}: {exc}") from exc
-        terminal = _Terminal(process, request.output_byte_limit or DEFAULT_OUTPUT_LIMIT)
         terminal_id = f"term_{next(self._ids)}"
-        self._live[terminal_id] = terminal
+        self._live[terminal_id] = local
         self.created += 1
-        self._tasks.start_soon(self._watch, terminal)
         return {"terminalId": terminal_id}
 
-    async def _watch(self, terminal: _Terminal) -> None:
-        process = terminal.process
-        drained = anyio.Event()
-
-        async def read() -> None:
-            assert process.stdout is not None
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                async for chunk in process.stdout:
-                    terminal.add(chunk)
-            drained.set()
-
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(read)
-                await process.wait()
-                with anyio.move_on_after(EXIT_DRAIN):
-                    await drained.wait()
-                kill_group(process)  # background jobs do not outlive the command
-                tg.cancel_scope.cancel()
-        finally:
-            terminal.exit_status = _status(process.returncode)
-            terminal.exited.set()
-            with anyio.CancelScope(shield=True):
-                kill_group(process)
-                await process.aclose()
-
     async def output(self, params: Any) -> dict[str, Any]:
-        terminal = self._get(params)
-        result: dict[str, Any] = {
-            "output": terminal.output.decode("utf-8", errors="replace"),
-            "truncated": terminal.truncated,
-        }
-        if terminal.exit_status is not None:
-            result["exitStatus"] = terminal.exit_status
-        return result
+        _, local = self._request(params)
+        result = await _known(self._terminals.terminal_output("", local))
+        answer: dict[str, Any] = {"output": result.output, "truncated": result.truncated}
+        if result.exit_status is not None:
+            answer["exitStatus"] = _status(result.exit_status)
+        return answer
 
     async def wait_for_exit(self, params: Any) -> dict[str, Any]:
-        terminal = self._get(params)
-        await terminal.exited.wait()  # the agent bounds this wait itself
-        assert terminal.exit_status is not None
-        return terminal.exit_status
+        _, local = self._request(params)
+        return _status(await _known(self._terminals.wait_for_terminal_exit("", local)))  # the agent bounds it
 
     async def kill(self, params: Any) -> dict[str, Any]:
-        kill_group(self._get(params).process)
+        _, local = self._request(params)
+        await _known(self._terminals.kill_terminal("", local))
         return {}
 
     async def release(self, params: Any) -> dict[str, Any]:
-        terminal = self._get(params)
-        kill_group(terminal.process)
-        del self._live[TerminalRequest.model_validate(params).terminal_id]
+        terminal_id, local = self._request(params)
+        del self._live[terminal_id]
+        await _known(self._terminals.release_terminal("", local))
         return {}
 
     def live_ids(self) -> list[str]:
@@ -151,9 +91,13 @@ class TerminalService:
 
     async def close(self) -> None:
         """Kill every terminal still held (the trial is over)."""
-        for terminal in self._live.values():
-            kill_group(terminal.process)
-        with anyio.move_on_after(5):
-            for terminal in self._live.values():
-                await terminal.exited.wait()
         self._live.clear()
+        with anyio.move_on_after(10):
+            await self._terminals.release_all()
+
+
+async def _known(call: Awaitable[T]) -> T:
+    try:
+        return await call
+    except ClientError as exc:  # released under us: as unknown as any other id
+        raise RequestError(RESOURCE_NOT_FOUND, exc.message) from exc

@@ -1,21 +1,27 @@
-"""Two editors for the file tools, fakes both: one that offers fs/* (and keeps what it is sent in its buffers), one
-that offers nothing, so the agent uses the disk. `conftest.py` makes the fixtures visible to the tests."""
+"""Two editors for the file tools: one that offers fs/* (and keeps what it is sent in its buffers, unsaved), one
+that offers nothing, so the local disk serves the agent (`local.FillIn`). `conftest.py` makes the fixtures
+visible to the tests."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import pytest
 
 from coder_agent.acp.schema import ClientCapabilities, SessionUpdate, ToolCallContent
 from coder_agent.acp.schema.initialize import FileSystemCapabilities
 from coder_agent.agent.errors import ClientError
-from coder_agent.agent.files import Files
-from coder_agent.agent.tools.base import Intent, Tool, ToolContext, ToolResult
+from coder_agent.agent.tools.base import Intent, Tool, ToolContext
+from coder_agent.local.files import LocalFiles, page
+
+from .contexts import FakeContext, call, make_context
 
 SESSION = "sess-1"
+__all__ = ["call"]
 
 
 class EditorClient:
@@ -27,6 +33,7 @@ class EditorClient:
         self.reads: list[tuple[str, int | None, int | None]] = []
         self.writes: list[tuple[str, str]] = []
         self.updates: list[SessionUpdate] = []
+        self._disk = LocalFiles()
 
     async def session_update(self, session_id: str, update: SessionUpdate) -> None:
         self.updates.append(update)
@@ -37,17 +44,11 @@ class EditorClient:
         assert session_id == SESSION
         self.reads.append((path, line, limit))
         if path in self.buffers:
-            text = self.buffers[path]
-        else:
-            try:
-                text = (await anyio.Path(path).read_bytes()).decode("utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ClientError(str(exc)) from exc
-        if line is None and limit is None:
-            return text
-        lines = text.splitlines(keepends=True)
-        start = (line or 1) - 1
-        return "".join(lines[start : None if limit is None else start + limit])
+            return page(self.buffers[path], line, limit)
+        try:
+            return await self._disk.read_text_file(session_id, path, line, limit)
+        except OSError as exc:  # an editor answers with an error
+            raise ClientError(str(exc)) from exc
 
     async def write_text_file(self, session_id: str, path: str, content: str) -> None:
         assert session_id == SESSION
@@ -74,7 +75,7 @@ class BareClient:
         raise AssertionError("fs/write_text_file was not advertised")
 
 
-def make_ctx(client: EditorClient | BareClient, cwd: Path) -> ToolContext:
+def make_ctx(client: EditorClient | BareClient, cwd: Path, tasks: anyio.abc.TaskGroup) -> FakeContext:
     emitted: list[SessionUpdate] = []
     progressed: list[list[ToolCallContent]] = []
 
@@ -84,26 +85,19 @@ def make_ctx(client: EditorClient | BareClient, cwd: Path) -> ToolContext:
     async def progress(content: list[ToolCallContent]) -> None:
         progressed.append(content)
 
-    client_: Any = client
-    return ToolContext(
-        session_id=SESSION,
-        cwd=str(cwd),
-        roots=[str(cwd)],
-        client=client_,
-        files=Files(client_, SESSION),
-        emit=emit,
-        progress=progress,
-    )
+    return make_context(client, SESSION, cwd, tasks, emit, progress)
 
 
 async def prepare(tool: Tool[Any], ctx: ToolContext, **arguments: Any) -> Intent:
     return await tool.prepare(tool.parse(arguments), ctx)
 
 
-async def call(tool: Tool[Any], ctx: ToolContext, **arguments: Any) -> ToolResult:
-    """Parse, prepare and run one call, as the turn does once the call is allowed."""
-    args = tool.parse(arguments)
-    return await tool.run(args, await tool.prepare(args, ctx), ctx)
+@pytest.fixture
+async def tasks() -> AsyncIterator[anyio.abc.TaskGroup]:
+    """A task group for the local terminals (the assembly's `background`), open for the test."""
+    async with anyio.create_task_group() as group:
+        yield group
+        group.cancel_scope.cancel()
 
 
 @pytest.fixture
@@ -117,27 +111,27 @@ def bare_client() -> BareClient:
 
 
 @pytest.fixture
-def editor_ctx(editor_client: EditorClient, tmp_path: Path) -> ToolContext:
+def editor_ctx(editor_client: EditorClient, tmp_path: Path, tasks: anyio.abc.TaskGroup) -> FakeContext:
     """A context in tmp_path whose editor offers fs/*."""
-    return make_ctx(editor_client, tmp_path)
+    return make_ctx(editor_client, tmp_path, tasks)
 
 
 @pytest.fixture
-def bare_ctx(bare_client: BareClient, tmp_path: Path) -> ToolContext:
+def bare_ctx(bare_client: BareClient, tmp_path: Path, tasks: anyio.abc.TaskGroup) -> FakeContext:
     """A context in tmp_path whose editor offers nothing: files are read and written on disk."""
-    return make_ctx(bare_client, tmp_path)
+    return make_ctx(bare_client, tmp_path, tasks)
 
 
 @pytest.fixture(params=["editor", "bare"])
-def any_ctx(request: pytest.FixtureRequest, tmp_path: Path) -> ToolContext:
+def any_ctx(request: pytest.FixtureRequest, tmp_path: Path, tasks: anyio.abc.TaskGroup) -> FakeContext:
     """Each test using it runs twice: through the editor, and on the bare disk."""
     client = EditorClient() if request.param == "editor" else BareClient()
-    return make_ctx(client, tmp_path)
+    return make_ctx(client, tmp_path, tasks)
 
 
-def written(ctx: ToolContext, path: Path) -> str:
+def written(ctx: FakeContext, path: Path) -> str:
     """The file's text as the agent left it: in the editor's buffer, or on disk."""
-    client = ctx.client
-    if isinstance(client, EditorClient) and str(path) in client.buffers:
-        return client.buffers[str(path)]
+    editor = ctx.editor
+    if isinstance(editor, EditorClient) and str(path) in editor.buffers:
+        return editor.buffers[str(path)]
     return path.read_bytes().decode("utf-8")

@@ -97,8 +97,8 @@ async def test_a_rejected_hunk_is_reported_and_nothing_is_written(any_ctx: ToolC
     assert "It looked for:\n    |uno" in message
     assert (tree / "src" / "a.py").read_text() == "import os\nX = 1\nprint(X)\n"
     assert (tree / "b.txt").read_text() == "one\ntwo\nthree\n"
-    if isinstance(any_ctx.client, EditorClient):
-        assert any_ctx.client.writes == []
+    if isinstance(any_ctx.editor, EditorClient):
+        assert any_ctx.editor.writes == []
 
 
 async def test_ambiguous_context_is_rejected(any_ctx: ToolContext, tree: Path) -> None:

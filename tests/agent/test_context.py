@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 
 from coder_agent.acp.schema import ResourceLink
 from coder_agent.agent.context import MAX_LINKED_FILE_BYTES, user_message_from_prompt
 from coder_agent.agent.errors import ClientError
 from coder_agent.llm.messages import TextPart
+from coder_agent.local.fill_in import FillIn
 
 from .file_fixtures import SESSION, BareClient, EditorClient
 
@@ -38,7 +40,8 @@ class MeteredEditor(EditorClient):
 
 async def linked(client: EditorClient | BareClient, path: Path) -> str:
     link = ResourceLink(uri=path.as_uri(), name=path.name)
-    message = await user_message_from_prompt([link], client, SESSION)  # type: ignore[arg-type]
+    async with anyio.create_task_group() as tasks:
+        message = await user_message_from_prompt([link], FillIn(client, tasks), SESSION)  # type: ignore[arg-type]
     [part] = message.parts
     assert isinstance(part, TextPart)
     return part.text
@@ -91,3 +94,17 @@ async def test_a_large_file_on_disk_gets_the_same_note(tmp_path: Path) -> None:
     path.write_text(numbered_lines(10_000))
     text = await linked(BareClient(), path)
     assert "larger than 256 KiB" in text and "read_file tool" in text
+
+
+@pytest.mark.parametrize("profile", ["editor", "bare"])
+async def test_a_binary_file_or_a_device_is_never_included_whichever_side_serves_files(
+    tmp_path: Path, profile: str
+) -> None:
+    binary = tmp_path / "image.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    for path, why in ((binary, "is a binary file"), (Path("/dev/zero"), "is not a regular file")):
+        client = MeteredEditor() if profile == "editor" else BareClient()
+        with anyio.fail_after(5):
+            text = await linked(client, path)
+        assert text == f"[linked file {path} could not be included: {path} {why}]"
+        assert isinstance(client, BareClient) or client.reads == []

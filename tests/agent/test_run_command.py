@@ -1,4 +1,4 @@
-"""`run_command`: locally when the editor has no terminal, else through its terminal, always released."""
+"""`run_command`: in the editor's terminal when it offers one (shown live), else a local one; always released."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from coder_agent.acp.schema import TerminalContent
 from coder_agent.agent.tools.base import Intent, ToolContext, ToolError
 from coder_agent.agent.tools.run_command import RunCommand
 
-from .shell_fixtures import NoTerminalClient, call, local_ctx, make_ctx, terminal_editor
+from .shell_fixtures import alive_in_group, bare_session, call, fifo, local_ctx, read_fifo, terminal_editor
 
 pytestmark = pytest.mark.anyio
-__all__ = ["local_ctx"]  # a fixture
+__all__ = ["fifo", "local_ctx"]  # fixtures
 
 
 async def prepare(ctx: ToolContext, **arguments: object) -> Intent:
@@ -93,8 +93,7 @@ async def test_locally_the_output_is_capped_from_the_start(local_ctx: ToolContex
 
 async def test_in_a_terminal_the_calls_come_in_order_and_the_terminal_is_shown(tmp_path: Path) -> None:
     with anyio.fail_after(10):
-        async with terminal_editor() as editor:
-            ctx = make_ctx(editor, tmp_path)
+        async with terminal_editor(tmp_path) as (editor, ctx):
             result = await call(RunCommand(), ctx, command="printf 'a\\nb\\n' | wc -l; exit 4")
     assert editor.calls == ["create", "progress", "wait", "output", "release"]
     assert editor.created == [
@@ -113,37 +112,39 @@ async def test_in_a_terminal_the_calls_come_in_order_and_the_terminal_is_shown(t
 
 async def test_in_a_terminal_a_timeout_kills_then_reads_then_releases(tmp_path: Path) -> None:
     with anyio.fail_after(10):
-        async with terminal_editor() as editor:
-            result = await call(RunCommand(), make_ctx(editor, tmp_path), command="echo hi; sleep 30", timeout=0.5)
+        async with terminal_editor(tmp_path) as (editor, ctx):
+            result = await call(RunCommand(), ctx, command="echo hi; sleep 30", timeout=0.5)
     assert editor.calls == ["create", "progress", "wait", "kill", "output", "release"]
     assert result.failed
     assert result.output == "Timed out after 0.5 s; the command was killed.\nhi"
 
 
-async def test_in_a_terminal_cancellation_kills_and_releases(tmp_path: Path) -> None:
+async def test_in_a_terminal_cancellation_kills_and_releases(tmp_path: Path, fifo: Path) -> None:
     with anyio.fail_after(10):
-        async with terminal_editor() as editor:
-            ctx = make_ctx(editor, tmp_path)
+        async with terminal_editor(tmp_path) as (editor, ctx):
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(partial(call, RunCommand(), ctx, command="sleep 30"))
+                tasks.start_soon(partial(call, RunCommand(), ctx, command=f"echo $$ > {fifo}; sleep 30"))
+                pgid = int(await read_fifo(fifo))
                 await editor.waiting.wait()
                 tasks.cancel_scope.cancel()
             assert editor.calls == ["create", "progress", "wait", "kill", "release"]
-            assert await editor.terminals["term-1"].process.wait() == -9  # killed, not finished
+            assert alive_in_group(pgid) == [] and editor.live_ids() == []  # killed, not finished
 
 
 async def test_in_a_terminal_a_broken_terminal_is_still_released(tmp_path: Path) -> None:
     with anyio.fail_after(10):
-        async with terminal_editor(fail_output=True) as editor:
+        async with terminal_editor(tmp_path, fail_output=True) as (editor, ctx):
             with pytest.raises(ToolError, match="the terminal broke"):
-                await call(RunCommand(), make_ctx(editor, tmp_path), command="true")
+                await call(RunCommand(), ctx, command="true")
     assert editor.calls == ["create", "progress", "wait", "output", "kill", "release"]
 
 
-async def test_without_a_terminal_capability_no_terminal_method_is_called(tmp_path: Path) -> None:
-    client = NoTerminalClient()
+async def test_without_a_terminal_capability_no_terminal_method_is_called_and_none_is_embedded(
+    tmp_path: Path,
+) -> None:
     with anyio.fail_after(10):
-        result = await call(RunCommand(), make_ctx(client, tmp_path), command="echo local")
+        async with bare_session(tmp_path) as (client, ctx):
+            result = await call(RunCommand(), ctx, command="echo local")
     assert result.output == "Exit code 0.\nlocal"
     assert result.content[0].content.text == "```\nlocal\n```"  # type: ignore[union-attr]
-    assert client.calls == []
+    assert client.calls == [] and client.progressed == []

@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import pytest
 
 from coder_agent.agent.ignore import list_files, parse_gitignore, walk
@@ -50,8 +51,8 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ctx(project: Path) -> ToolContext:
-    return make_ctx(NoTerminalClient(), project)
+def ctx(project: Path, tasks: anyio.abc.TaskGroup) -> ToolContext:
+    return make_ctx(NoTerminalClient(), project, tasks)
 
 
 async def run(tool: Grep | Glob | ListDir, ctx: ToolContext, **arguments: object) -> str:

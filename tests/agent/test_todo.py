@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio.abc
 import pytest
 from pydantic import ValidationError
 
@@ -15,9 +16,9 @@ from .shell_fixtures import NoTerminalClient, call, make_ctx
 pytestmark = pytest.mark.anyio
 
 
-async def test_each_call_emits_the_complete_plan(tmp_path: Path) -> None:
+async def test_each_call_emits_the_complete_plan(tmp_path: Path, tasks: anyio.abc.TaskGroup) -> None:
     client = NoTerminalClient()
-    ctx = make_ctx(client, tmp_path)
+    ctx = make_ctx(client, tmp_path, tasks)
     first = [
         {"content": "Read the code", "status": "in_progress", "priority": "high"},
         {"content": "Fix", "status": "pending"},
@@ -49,22 +50,22 @@ async def test_each_call_emits_the_complete_plan(tmp_path: Path) -> None:
     assert client.emitted[1].wire()["sessionUpdate"] == "plan"
 
 
-async def test_an_empty_list_clears_the_plan(tmp_path: Path) -> None:
+async def test_an_empty_list_clears_the_plan(tmp_path: Path, tasks: anyio.abc.TaskGroup) -> None:
     client = NoTerminalClient()
-    result = await call(TodoWrite(), make_ctx(client, tmp_path), entries=[])
+    result = await call(TodoWrite(), make_ctx(client, tmp_path, tasks), entries=[])
     assert result.output == "Plan cleared."
     assert client.emitted == [PlanUpdate(entries=[])]
 
 
-async def test_more_than_one_entry_in_progress_gets_a_reminder(tmp_path: Path) -> None:
+async def test_more_than_one_entry_in_progress_gets_a_reminder(tmp_path: Path, tasks: anyio.abc.TaskGroup) -> None:
     entries = [{"content": "A", "status": "in_progress"}, {"content": "B", "status": "in_progress"}]
-    result = await call(TodoWrite(), make_ctx(NoTerminalClient(), tmp_path), entries=entries)
+    result = await call(TodoWrite(), make_ctx(NoTerminalClient(), tmp_path, tasks), entries=entries)
     assert result.output == "Plan updated: 2 in progress. Keep one entry in progress at a time."
 
 
-async def test_the_intent_never_needs_permission(tmp_path: Path) -> None:
+async def test_the_intent_never_needs_permission(tmp_path: Path, tasks: anyio.abc.TaskGroup) -> None:
     tool = TodoWrite()
-    intent = await tool.prepare(tool.parse({"entries": []}), make_ctx(NoTerminalClient(), tmp_path))
+    intent = await tool.prepare(tool.parse({"entries": []}), make_ctx(NoTerminalClient(), tmp_path, tasks))
     assert (intent.title, intent.kind, intent.effect) == ("Update plan", "think", "none")
     assert tool.read_only
 

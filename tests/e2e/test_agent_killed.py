@@ -25,7 +25,7 @@ from tests.support.acp_client import RecordingClient, SpawnedAgent, spawn_agent
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 SERVER = str(Path(__file__).resolve().parents[1] / "mcp" / "servers.py")
-WATCHDOG_MARK = b"trap '' INT HUP QUIT"  # the watchdog's command line (coder_agent/agent/watchdog.py)
+WATCHDOG_MARK = b"trap '' INT HUP QUIT"  # the watchdog's command line (coder_agent/local/watchdog.py)
 DEATH_DEADLINE = 10.0  # seconds for what the agent left to die after its SIGKILL (the watchdog's grace is 1 s)
 
 

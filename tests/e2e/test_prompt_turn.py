@@ -51,14 +51,15 @@ def finishing(text: str, finish_reason: str) -> Reply:
     return Reply(steps=[TextStep(pieces=[text]), FinishStep(finish_reason=finish_reason), UsageStep()])
 
 
-async def test_initialize_names_the_agent_speaks_v1_and_offers_no_auth_methods(
+async def test_initialize_names_the_agent_speaks_v1_and_offers_the_saved_login_without_terminal_auth(
     agent_env: EnvFactory, workspace: Path
 ) -> None:
     async with spawn_agent(agent_env(), cwd=workspace) as agent:
         with anyio.fail_after(10):
             init = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
     assert init.protocol_version == 1
-    assert init.auth_methods == []
+    # no clientCapabilities.auth.terminal: no terminal login (tests/e2e/test_terminal_login.py has the other case)
+    assert [method.id for method in init.auth_methods] == ["saved-login"]
     assert init.agent_info is not None and init.agent_info.name == "coder-agent" and init.agent_info.version
     assert init.agent_capabilities is not None
     assert init.agent_capabilities.prompt_capabilities.embedded_context  # the resource blocks test relies on it

@@ -26,6 +26,8 @@ from .content import (
     TextResourceContents,
 )
 from .initialize import (
+    AuthCapabilities,
+    AuthenticateRequest,
     ClientCapabilities,
     Implementation,
     InitializeRequest,
@@ -85,6 +87,8 @@ __all__ = [
     "AgentMessageChunk",
     "AgentThoughtChunk",
     "AudioContent",
+    "AuthCapabilities",
+    "AuthenticateRequest",
     "BlobResourceContents",
     "ClientCapabilities",
     "ConfigOptionUpdate",

@@ -20,9 +20,26 @@ class FileSystemCapabilities(Wire):
     write_text_file: bool = False
 
 
+class AuthCapabilities(Wire):
+    terminal: bool = False  # the client can run the agent's terminal login
+
+
 class ClientCapabilities(Wire):
     fs: FileSystemCapabilities = Field(default_factory=FileSystemCapabilities)
     terminal: bool = False
+    auth: AuthCapabilities = Field(default_factory=AuthCapabilities)
+
+    @field_validator("auth", mode="wrap")
+    @classmethod
+    def _no_auth_on_error(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:  # `x-deserialize-default-on-error`
+            return handler(value)
+        except ValidationError:
+            return AuthCapabilities()
+
+
+class AuthenticateRequest(Wire):
+    method_id: str
 
 
 class InitializeRequest(Wire):

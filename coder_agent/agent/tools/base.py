@@ -67,6 +67,7 @@ class Intent:
     content: list[ToolCallContent] = field(default_factory=list)  # shown with the call and in the permission prompt
     changes: list[FileChange] = field(default_factory=list)  # for edits
     command: str | None = None  # for shell commands: "always allow" remembers its prefix
+    mcp_tool: tuple[str, str] | None = None  # for an MCP server's tool: (server, tool), what rules name
 
     @property
     def written_paths(self) -> list[str]:

@@ -1,9 +1,9 @@
-"""`run_command`: a shell command, in the editor's terminal when it has one, else on this machine.
+"""`run_command`: a shell command, in a terminal of the client's (the editor's, or a local process group).
 
-Either way the command runs as `/bin/sh -c COMMAND` (pipes, `&&`, redirections work). In an editor terminal
-the user watches it live: the terminal is embedded in the tool call as soon as it exists, and is always
-released, even when the turn is cancelled. A non-zero exit is a normal result the model must read; the call
-only fails when the command could not start or ran out of time.
+The command runs as `/bin/sh -c COMMAND` (pipes, `&&`, redirections work). When the editor shows the terminal
+the user watches it live: it is embedded in the tool call as soon as it exists; otherwise its output is shown
+once the command is done. The terminal is always released, even when the turn is cancelled. A non-zero exit
+is a normal result the model must read; the call only fails when the command could not start or ran out of time.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import re
 import anyio
 from pydantic import Field
 
-from ...acp.schema import TerminalContent, TerminalExitStatus
+from ...acp.schema import TerminalContent, TerminalExitStatus, TerminalOutputResponse, ToolCallContent
+from ..client import dropped_bytes
 from ..errors import ClientError
-from ..shell import SHELL, LocalRun, run_local
 from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
 logger = logging.getLogger(__name__)
@@ -26,6 +26,7 @@ MAX_TIMEOUT = 1800.0
 OUTPUT_LIMIT = 30_000  # bytes of output kept (the end), for the model and the terminal
 TITLE_LENGTH = 120
 CLEANUP_TIMEOUT = 5.0
+SHELL = "/bin/sh"  # no profile scripts to slow it down or print into its output (as `bash -lc` would)
 
 
 class RunCommandArgs(ToolArgs):
@@ -115,28 +116,6 @@ class RunCommand(Tool[RunCommandArgs]):
 
     async def run(self, args: RunCommandArgs, intent: Intent, ctx: ToolContext) -> ToolResult:
         cwd = await self._cwd(args, ctx)
-        if ctx.client.capabilities.terminal:
-            return await self._in_terminal(args, cwd, ctx)
-        return await self._locally(args, cwd)
-
-    async def _locally(self, args: RunCommandArgs, cwd: str) -> ToolResult:
-        try:
-            run = await run_local(args.command, cwd, args.timeout, self.output_limit)
-        except OSError as exc:
-            raise ToolError(f"could not start the command: {exc}") from exc
-        note = f"(output truncated: the first {run.dropped_bytes} bytes were dropped)" if run.truncated else None
-        output = as_shown(run.output)
-        shown = [fenced(output)] if output.strip() else []
-        if run.exit_code != 0:  # the editor shows the call as completed: say how it ended
-            shown.append(status_line(run.exit_code, run.signal, run.timed_out, args.timeout))
-        return ToolResult(
-            output=summary(run.exit_code, run.signal, run.timed_out, args.timeout, note, output),
-            content=[text_content("\n".join(shown))] if shown else [],
-            raw_output=_raw(run),
-            failed=run.timed_out,
-        )
-
-    async def _in_terminal(self, args: RunCommandArgs, cwd: str, ctx: ToolContext) -> ToolResult:
         client, session = ctx.client, ctx.session_id
         try:
             # Shielded: a terminal created while we were cancelled would never be released.
@@ -144,11 +123,15 @@ class RunCommand(Tool[RunCommandArgs]):
                 terminal = await client.create_terminal(
                     session, SHELL, ["-c", args.command], cwd=cwd, output_byte_limit=self.output_limit
                 )
+        except OSError as exc:
+            raise ToolError(f"could not start the command: {exc}") from exc
         except ClientError as exc:
             raise ToolError(f"the editor could not start the command: {exc.message}") from exc
+        shown = client.shows_terminal(terminal)
         finished = False
         try:
-            await ctx.progress([TerminalContent(terminal_id=terminal)])
+            if shown:  # the user watches it run
+                await ctx.progress([TerminalContent(terminal_id=terminal)])
             status: TerminalExitStatus | None = None
             with anyio.move_on_after(args.timeout) as deadline:
                 status = await client.wait_for_terminal_exit(session, terminal)
@@ -162,13 +145,38 @@ class RunCommand(Tool[RunCommandArgs]):
             with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_TIMEOUT):
                 await _release(ctx, terminal, kill_first=not finished)
         status = status or result.exit_status or TerminalExitStatus()
-        timed_out = deadline.cancelled_caught
+        return self._result(args, terminal if shown else None, status, result, timed_out=deadline.cancelled_caught)
+
+    def _result(
+        self,
+        args: RunCommandArgs,
+        shown_terminal: str | None,
+        status: TerminalExitStatus,
+        result: TerminalOutputResponse,
+        timed_out: bool,
+    ) -> ToolResult:
+        """What the model reads, and what the user sees: the terminal they watched, or the output now."""
         output, cut = keep_end(as_shown(result.output), self.output_limit)
-        note = "(output truncated: only the end is shown)" if result.truncated or cut else None
+        dropped = dropped_bytes(result)
+        note = None
+        if result.truncated or cut:
+            what = f"the first {dropped} bytes were dropped" if dropped else "only the end is shown"
+            note = f"(output truncated: {what})"
+        raw: dict[str, object] = {"exit_code": status.exit_code, "signal": status.signal, "timed_out": timed_out}
+        if dropped is not None:
+            raw["dropped_bytes"] = dropped
+        content: list[ToolCallContent] = []
+        if shown_terminal is not None:
+            content.append(TerminalContent(terminal_id=shown_terminal))
+        else:
+            shown = [fenced(output)] if output.strip() else []
+            if status.exit_code != 0:  # the editor shows the call as completed: say how it ended
+                shown.append(status_line(status.exit_code, status.signal, timed_out, args.timeout))
+            content.extend([text_content("\n".join(shown))] if shown else [])
         return ToolResult(
             output=summary(status.exit_code, status.signal, timed_out, args.timeout, note, output),
-            content=[TerminalContent(terminal_id=terminal)],
-            raw_output={"exit_code": status.exit_code, "signal": status.signal, "timed_out": timed_out},
+            content=content,
+            raw_output=raw,
             failed=timed_out,
         )
 
@@ -181,12 +189,3 @@ async def _release(ctx: ToolContext, terminal: str, kill_first: bool) -> None:
             await step(ctx.session_id, terminal)
         except Exception:
             logger.warning("terminal %s: %s failed", terminal, step.__name__, exc_info=True)
-
-
-def _raw(run: LocalRun) -> dict[str, object]:
-    return {
-        "exit_code": run.exit_code,
-        "signal": run.signal,
-        "timed_out": run.timed_out,
-        "dropped_bytes": run.dropped_bytes,
-    }

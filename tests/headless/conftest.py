@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.local.helpers import REPO_ROOT, EnvFactory
+from tests.headless.helpers import REPO_ROOT, EnvFactory
 from tests.support.acp_client import base_env
 
 

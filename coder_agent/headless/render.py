@@ -1,9 +1,11 @@
-"""The terminal output of a headless run, drawn with rich as the session updates arrive.
+"""Session updates drawn in a terminal with rich: the one rendering of updates, live (`coder-agent run`) or
+stored (`coder-agent sessions show`).
 
 Agent text streams into a live preview (the tail of the message, as Markdown) and is printed as Markdown
-once the message is complete; thoughts likewise, dimmed. A tool call shows its diff when it is announced,
-a spinner while it runs, then one line with its outcome (and a command's output, a failure's message).
-When stdout is not a terminal nothing is animated: each piece is printed once it is complete.
+once the message is complete; thoughts likewise, dimmed; a user's prompt (only stored sessions hold them) as
+quoted lines. A tool call shows its diff when it is announced, a spinner while it runs, then one line with its
+outcome (and a command's output, a failure's message). When stdout is not a terminal, or the updates are
+stored ones, nothing is animated: each piece is printed once it is complete.
 
 Everything is drawn from the event loop's thread, `animate` included: rich's own refresh thread would race
 with the prints made here (rich's console is not thread-safe, Textualize/rich#1530), and the two would each
@@ -28,15 +30,19 @@ from rich.text import Text
 from ..acp.schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    ContentBlock,
     ContentToolCallContent,
     DiffContent,
+    EmbeddedResource,
     PlanUpdate,
+    ResourceLink,
     SessionUpdate,
     TextContent,
     ToolCallContent,
     ToolCallFields,
     ToolCallProgress,
     ToolCallStart,
+    UserMessageChunk,
 )
 from .blocks import diff_text, output_tail, plan_checklist, summary_line
 from .output import RunResult
@@ -49,16 +55,31 @@ _REFRESH_INTERVAL = 0.1  # seconds between two redraws of the live area
 class _Block:
     """Streamed text of one message (or one thought), until it is complete."""
 
-    kind: str  # "message" | "thought"
+    kind: str  # "message" | "thought" | "prompt"
     message_id: str | None
     parts: list[str] = field(default_factory=list)
 
     def renderable(self, terminal: bool) -> RenderableType:
         """Markdown on a terminal; elsewhere (a pipe, a file) the text as the model wrote it."""
+        if self.kind == "prompt":  # one part per content block of the prompt
+            lines = " ".join(self.parts).splitlines() or [""]
+            return Text("\n" + "\n".join(f"> {line}" for line in lines))
         text = "".join(self.parts)
-        if self.kind == "thought":
-            return Text(text, style="dim italic")
+        if self.kind == "thought":  # dimmed on a terminal; marked where there is no style
+            shown = text if terminal else "\n".join(f"(thinking) {line}" for line in text.strip().splitlines())
+            return Text(shown, style="dim italic")
         return Markdown(text) if terminal else Text(text)
+
+
+def block_text(block: ContentBlock) -> str:
+    """A prompt's content block as a line of text: its text, or what it names (`@a.py`)."""
+    if isinstance(block, TextContent):
+        return block.text
+    if isinstance(block, ResourceLink):
+        return f"@{block.name or block.uri}"
+    if isinstance(block, EmbeddedResource):
+        return f"@{block.resource.uri}"
+    return f"[{block.type}]"
 
 
 @dataclass
@@ -66,6 +87,7 @@ class _Call:
     title: str
     kind: str
     diffs_shown: set[str] = field(default_factory=set)
+    finished: bool = False
 
 
 def _texts(content: list[ToolCallContent] | None) -> list[str]:
@@ -101,10 +123,12 @@ class _LiveView:
 
 
 class RichOutput:
-    def __init__(self, console: Console, errors: Console, cwd: str) -> None:
+    def __init__(self, console: Console, errors: Console, cwd: str, live: bool = True) -> None:
+        """`live`: draw a live area (streamed text, spinners) when `console` is a terminal."""
         self._console = console
         self._errors = errors
         self._cwd = cwd
+        self._animated = live and console.is_terminal
         self._view = _LiveView()
         self._calls: dict[str, _Call] = {}
         self._live: Live | None = None
@@ -112,7 +136,7 @@ class RichOutput:
     # ---- the live area --------------------------------------------------------------------------------
 
     def _animate(self) -> None:
-        if self._live is None and self._console.is_terminal:
+        if self._live is None and self._animated:
             live = Live(self._view, console=self._console, auto_refresh=False, transient=True, redirect_stderr=False)
             self._live = live
             live.start(refresh=True)
@@ -144,7 +168,11 @@ class RichOutput:
     def update(self, update: SessionUpdate) -> None:
         if isinstance(update, AgentMessageChunk | AgentThoughtChunk):
             if isinstance(update.content, TextContent):
-                self._stream("message" if isinstance(update, AgentMessageChunk) else "thought", update)
+                kind = "message" if isinstance(update, AgentMessageChunk) else "thought"
+                self._stream(kind, update.message_id, update.content.text)
+            return
+        if isinstance(update, UserMessageChunk):
+            self._stream("prompt", update.message_id, block_text(update.content))
             return
         self._close_block()
         if isinstance(update, ToolCallStart):
@@ -154,13 +182,12 @@ class RichOutput:
         elif isinstance(update, PlanUpdate):
             self._console.print(plan_checklist(update.entries))
 
-    def _stream(self, kind: str, chunk: AgentMessageChunk | AgentThoughtChunk) -> None:
-        assert isinstance(chunk.content, TextContent)
+    def _stream(self, kind: str, message_id: str | None, text: str) -> None:
         block = self._view.block
-        if block is None or block.kind != kind or block.message_id != chunk.message_id:
+        if block is None or block.kind != kind or block.message_id != message_id:
             self._close_block()
-            block = self._view.block = _Block(kind, chunk.message_id)
-        block.parts.append(chunk.content.text)
+            block = self._view.block = _Block(kind, message_id)
+        block.parts.append(text)
         self._animate()
 
     def _start_call(self, start: ToolCallStart) -> None:
@@ -197,6 +224,7 @@ class RichOutput:
 
     def _finish(self, call_id: str, call: _Call, status: str, content: list[ToolCallContent] | None) -> None:
         self._view.running.pop(call_id, None)
+        call.finished = True
         texts = _texts(content)
         if status == "failed":
             self._console.print(Text.assemble(("✗ ", "red"), (call.title, "bold")))
@@ -222,6 +250,18 @@ class RichOutput:
 
     def notice(self, text: str) -> None:
         self._console.print(f"[yellow]{escape(text)}[/]")
+
+    def aside(self, text: str) -> None:
+        """A dimmed line of our own between the updates (a mode change in a stored session, say)."""
+        self._close_block()
+        self._console.print(Text(text, style="dim"))
+
+    def unfinished(self) -> None:
+        """Close what is open, and list the tool calls that never finished (a stored session that stopped)."""
+        self._close_block()
+        for call in self._calls.values():
+            if not call.finished:
+                self._console.print(Text.assemble(("● ", "yellow"), (call.title, "bold"), ("  (not finished)", "dim")))
 
     @contextmanager
     def paused(self) -> Iterator[None]:

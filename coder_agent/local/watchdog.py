@@ -1,7 +1,8 @@
 """The agent's command groups die with the agent, however it dies.
 
-`shell.run_local` kills a command's process group on timeout, cancel and exit; but a `kill -9` of the agent
-runs none of that, and the groups (their own sessions, so no terminal hang-up reaches them) would live on.
+`terminals.LocalTerminals` kills a command's process group when it is killed or released, and when the
+command exits; but a `kill -9` of the agent runs none of that, and the groups (their own sessions, so no
+terminal hang-up reaches them) would live on.
 What cleans up must live outside the agent: one small `/bin/sh` loop per agent process, started at the first
 local command. Its stdin is a pipe whose write end only the agent holds (close-on-exec, so commands never
 inherit it). The agent writes `+PGID` when a group starts and `-PGID` once it is gone; when the pipe reaches

@@ -8,7 +8,7 @@ import pytest
 
 from coder_agent.scripted.script import FinishStep, Reply, TextStep, UsageStep, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.local.helpers import EnvFactory, run_cli
+from tests.headless.helpers import EnvFactory, run_cli
 
 pytestmark = pytest.mark.anyio
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from coder_agent.agent.shell import live_members
+from coder_agent.local.process_groups import live_members
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.local.helpers import CLI, RUN_TIMEOUT, EnvFactory
-from tests.local.screen import Screen
+from tests.headless.helpers import CLI, RUN_TIMEOUT, EnvFactory
+from tests.headless.screen import Screen
 
 pytestmark = pytest.mark.anyio
 

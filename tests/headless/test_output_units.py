@@ -21,10 +21,10 @@ from coder_agent.acp.schema import (
     ToolCallStart,
     UsageUpdate,
 )
-from coder_agent.local.blocks import diff_text, output_tail
-from coder_agent.local.output import JsonOutput, RunResult, UsageTally
-from coder_agent.local.permissions import TerminalAsk, answer_kind
-from coder_agent.local.render import RichOutput
+from coder_agent.headless.blocks import diff_text, output_tail
+from coder_agent.headless.output import JsonOutput, RunResult, UsageTally
+from coder_agent.headless.permissions import TerminalAsk, answer_kind
+from coder_agent.headless.render import RichOutput
 
 OPTIONS = [
     PermissionOption(option_id="yes", name="Allow", kind="allow_once"),

@@ -11,7 +11,7 @@ import pytest
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.local.helpers import CLI, RUN_TIMEOUT, EnvFactory, run_cli
+from tests.headless.helpers import CLI, RUN_TIMEOUT, EnvFactory, run_cli
 
 pytestmark = pytest.mark.anyio
 

@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .acp.schema import StopReason
-from .agent.permissions import MODE_IDS
+from ..acp.schema import StopReason
+from ..agent.permissions import MODE_IDS
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from ..settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,14 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-turn-requests", type=_positive, metavar="N", help="model calls before the turn stops")
     parser.add_argument("--session", metavar="ID", help="continue this stored session")
     parser.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="MCP servers from FILE (.mcp.json format) besides your own mcp.json; naming a project's .mcp.json "
+        "here approves it for this run",
+    )
     return parser
 
 
@@ -110,7 +118,7 @@ def main(argv: list[str]) -> int:
 
 
 def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
-    from .llm.loader import OFFLINE_ENV
+    from ..llm.loader import OFFLINE_ENV
 
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
@@ -118,12 +126,12 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
     import anyio
     from rich.console import Console
 
-    from .local.client import PermissionPolicy
-    from .local.output import JsonOutput, Output, RunResult
-    from .local.permissions import RejectUnasked, TerminalAsk
-    from .local.render import RichOutput
-    from .local.run import RunError, RunRequest, run_prompt
-    from .settings import SettingsError, warn_about_workspace_dotenv
+    from ..local.client import PermissionPolicy
+    from ..settings import SettingsError, warn_about_workspace_dotenv
+    from .output import JsonOutput, Output, RunResult
+    from .permissions import RejectUnasked, TerminalAsk
+    from .render import RichOutput
+    from .run import RunError, RunRequest, run_prompt
 
     errors, terminal = Console(stderr=True, highlight=False), Console(highlight=False)
     for console in (errors, terminal):
@@ -160,8 +168,8 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The settings, with the command line's overrides; raises `SettingsError` when one is unusable."""
-    from .agent.prompting import NO_MODEL_MESSAGE
-    from .settings import Settings, SettingsError
+    from ..agent.prompting import NO_MODEL_MESSAGE
+    from ..settings import Settings, SettingsError
 
     settings = Settings.load()
     overrides: dict[str, object] = {}
@@ -169,6 +177,11 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides.update(model=args.model, models=[args.model, *settings.models])
     if args.max_turn_requests:
         overrides["max_turn_requests"] = args.max_turn_requests
+    for name in args.mcp_config:
+        if not os.path.isfile(name):
+            raise SettingsError(f"--mcp-config {name}: no such file")
+    if args.mcp_config:
+        overrides["mcp_config"] = [*settings.mcp_config, *(os.path.abspath(name) for name in args.mcp_config)]
     settings = settings.model_copy(update=overrides)
     if settings.model is None and args.session is None:
         raise SettingsError(f"{NO_MODEL_MESSAGE} Or pass --model.")
@@ -177,7 +190,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _quiet_logging(level: str, log_dir: Path) -> None:
     """Everything to the log file; only warnings and errors to stderr, beside the run's own output."""
-    from .logs import setup_logging
+    from ..logs import setup_logging
 
     setup_logging(level, log_dir)
     for handler in logging.getLogger().handlers:

@@ -8,7 +8,7 @@ import pytest
 
 from coder_agent.scripted.script import FinishStep, ReasoningStep, Reply, TextStep, UsageStep
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.local.helpers import EnvFactory, chat, run_cli
+from tests.headless.helpers import EnvFactory, chat, run_cli
 from tests.support.acp_schema import compile_schema
 
 pytestmark = pytest.mark.anyio

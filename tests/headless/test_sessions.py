@@ -11,7 +11,7 @@ from acp import PROTOCOL_VERSION
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.local.helpers import RUN_TIMEOUT, EnvFactory, chat, run_cli
+from tests.headless.helpers import RUN_TIMEOUT, EnvFactory, chat, run_cli
 from tests.support.acp_client import spawn_agent
 
 pytestmark = pytest.mark.anyio

@@ -1,4 +1,5 @@
-"""One headless run: the agent built as `server.py` builds it, driven in process through its own ACP handlers.
+"""One headless run: the agent built as `server.assembly` builds it, with `local.LocalClient` as its client,
+driven in process through its own ACP handlers.
 
 Every call goes through the agent's `Router` with wire params, exactly as an editor's requests do:
 `initialize`, `session/new` (or `session/resume`: no replay), `session/set_config_option` for the mode
@@ -39,11 +40,11 @@ from ..acp.schema import (
     Wire,
 )
 from ..agent.sessions import Sessions
+from ..local.client import LocalClient, PermissionPolicy
 from ..server.assembly import build_agent, open_store
 from ..server.capabilities import PROTOCOL_VERSION
 from ..settings import Settings
 from ..store.sqlite import SqliteSessionStore
-from .client import LocalClient, PermissionPolicy
 from .output import Output, RunResult, UsageTally
 
 log = logging.getLogger(__name__)
@@ -134,6 +135,10 @@ class _Driver:
             await self.call("session/set_config_option", choice)
 
 
+def _no_capabilities(capabilities: ClientCapabilities) -> None:
+    """The run's own `initialize` advertises nothing: this machine serves files and commands regardless."""
+
+
 async def run_prompt(
     settings: Settings, request: RunRequest, output: Output, permissions: PermissionPolicy
 ) -> RunResult:
@@ -151,9 +156,7 @@ async def run_prompt(
         except OSError as exc:  # stdout is gone (`| head`): the turn goes on, and is stored
             log.debug("update not shown: %s", exc)
 
-    client = LocalClient(on_update, permissions)
     store, problem = open_store(settings)
-    sessions = Sessions(client, store, problem)
     router = Router()
     driver = _Driver(router, output)
     failure: RequestError | None = None
@@ -161,7 +164,9 @@ async def run_prompt(
     try:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
             async with anyio.create_task_group() as background:
-                build_agent(settings, client, client.set_capabilities, sessions, background, router)
+                client = LocalClient(on_update, permissions, background)  # files on disk, local commands
+                sessions = Sessions(client, store, problem)
+                build_agent(settings, client, _no_capabilities, sessions, background, router)
                 background.start_soon(driver.watch, signals)
                 background.start_soon(output.animate)
                 try:

@@ -1,0 +1,91 @@
+"""Process groups: which of their members still run, and killing a whole group (SIGTERM, then SIGKILL).
+
+A command started in its own session leads a process group whose id is its pid; its background jobs join
+that group unless they start a session of their own. Killing the group kills them all at once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import anyio
+
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+_POLL = 0.02
+
+
+def live_members(pgid: int) -> list[int]:
+    """The processes of group `pgid` that have not exited (zombies count as gone)."""
+    try:
+        entries = os.listdir("/proc")
+    except FileNotFoundError:  # no procfs (macOS): ask the kernel whether the group exists at all
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return []
+        except PermissionError:
+            pass
+        return [pgid]
+    members: list[int] = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            members.append(int(entry))
+    return members
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+    """Send `sig` to the group; False when the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # only zombies left on some systems
+        return bool(live_members(pgid))
+    return True
+
+
+async def _alive(pgid: int) -> bool:
+    # Scanning /proc takes milliseconds on a busy machine: never on the event loop, which serves every session.
+    return bool(await anyio.to_thread.run_sync(live_members, pgid))
+
+
+async def _gone(pgid: int, within: float) -> bool:
+    poll = 0.002  # most groups die at once on SIGTERM: look again soon, then less often
+    with anyio.move_on_after(within):
+        # Nothing signals the death of processes that are not our children (orphans): poll.
+        while await _alive(pgid):
+            await anyio.sleep(poll)
+            poll = min(poll * 2, _POLL)
+        return True
+    return False
+
+
+async def kill_group(pgid: int, grace: float = KILL_GRACE) -> None:
+    """SIGTERM the whole process group, then SIGKILL whatever is still alive after `grace` seconds.
+
+    Returns once no member is alive (or, if one ignores even SIGKILL, after a further bounded wait).
+    Call it in a shielded scope when cleaning up after a cancellation.
+    """
+    if not _signal_group(pgid, signal.SIGTERM) or not await _alive(pgid):
+        return
+    if await _gone(pgid, grace):
+        return
+    _signal_group(pgid, signal.SIGKILL)
+    await _gone(pgid, 1.0)
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
