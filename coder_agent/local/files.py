@@ -38,21 +38,32 @@ def read_text(path: str, line: int | None = None, limit: int | None = None) -> s
     return data.decode("utf-8", errors="replace")
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it (Linux); else the common 022."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
 def write_atomically(path: str, content: str) -> None:
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     try:
-        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+        mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
-        mode = None
+        mode = 0o666 & ~_umask()  # a new file gets what any other program would give it (mkstemp makes 600)
     fd, temporary = tempfile.mkstemp(prefix=".coder-agent-", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         try:

@@ -67,3 +67,21 @@ async def test_the_client_methods_create_folders_and_read_back_what_they_wrote(t
     await files.write_text_file("sess", path, "a\nb\nc\n")
     assert await files.read_text_file("sess", path, 2, 1) == "b\n"
     assert await files.read_text_file("sess", path) == "a\nb\nc\n"
+
+
+def test_a_new_file_gets_the_mode_the_umask_gives_and_an_existing_one_keeps_its_own(tmp_path: Path) -> None:
+    import stat
+
+    from coder_agent.local.files import write_atomically
+
+    new, existing = tmp_path / "new.py", tmp_path / "run.sh"
+    existing.write_text("echo\n")
+    existing.chmod(0o750)
+    old = os.umask(0o022)
+    try:
+        write_atomically(str(new), "x\n")
+        write_atomically(str(existing), "echo hi\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o750
