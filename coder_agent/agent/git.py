@@ -8,6 +8,7 @@ optional locks, and get none of the agent's credentials.
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import anyio
@@ -44,10 +45,55 @@ async def _run(cwd: str, command: list[str], timeout: float) -> bytes | None:
     return None
 
 
+_drivers: dict[str, tuple[tuple[str, ...], list[str]]] = {}  # cwd -> (what the config files were, drivers)
+
+
+def _config_state(cwd: str) -> tuple[str, ...]:
+    """Where the config files that could define drivers are, with their sizes and times: a change shows here."""
+    state = []
+    for folder in (cwd, *_parents(cwd)):
+        dot_git = os.path.join(folder, ".git")
+        if os.path.exists(dot_git):
+            for name in (os.path.join(dot_git, "config"), dot_git):
+                try:
+                    info = os.stat(name)
+                except OSError:
+                    continue
+                state.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+            break
+    for name in (os.path.expanduser("~/.gitconfig"), os.environ.get("GIT_CONFIG_GLOBAL", "")):
+        if name:
+            try:
+                info = os.stat(name)
+                state.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+            except OSError:
+                pass
+    return tuple(state)
+
+
+def _parents(path: str) -> list[str]:
+    parents = []
+    while (parent := os.path.dirname(path)) != path:
+        parents.append(parent)
+        path = parent
+    return parents
+
+
+async def _drivers_of(cwd: str, timeout: float) -> list[str]:
+    """The filter drivers, asked of git again only when a config file changed (a command may add one)."""
+    state = await anyio.to_thread.run_sync(_config_state, cwd)
+    known = _drivers.get(cwd)
+    if known is not None and known[0] == state and state:
+        return known[1]
+    drivers = await _filter_drivers(cwd, timeout)
+    _drivers[cwd] = (state, drivers)
+    return drivers
+
+
 async def git_output(cwd: str, *args: str, timeout: float = 3.0) -> bytes | None:
     """`git ARGS` run in `cwd` with the project's commands switched off; its stdout, or None if it failed."""
     options = list(_NEUTRAL)
-    for driver in await _filter_drivers(cwd, timeout):
+    for driver in await _drivers_of(cwd, timeout):
         for command in ("clean", "smudge", "process"):
             options += ["-c", f"filter.{driver}.{command}="]
     return await _run(cwd, ["git", *options, *args], timeout)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..private import private_file, private_folder, tighten
 from .base import SessionRecord, StoreError
+from .checkpoints import SqliteCheckpoints
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +125,7 @@ class SqliteSessionStore:
             self._db.execute("PRAGMA busy_timeout=10000")
             self._db.executescript(SCHEMA)
             self._db.execute("SELECT count(*) FROM sessions").fetchone()
+            self.checkpoints = SqliteCheckpoints(self._db, str(path))
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(
                 f"cannot use the session store {path}: {exc}. Move the file aside (sessions in it cannot be loaded) "
@@ -214,6 +216,7 @@ class SqliteSessionStore:
                     self._db.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
         except sqlite3.Error as exc:
             raise StoreError(f"session store {self.path}: {exc}") from exc
+        self.checkpoints.delete(session_id)
 
     def copy_logs(self, source_id: str, target_id: str) -> None:
         try:

@@ -1,0 +1,92 @@
+"""What seeing a command's changes costs: a look before and after a command, on a tree of N files.
+
+A git work tree of N files (100 folders; one file changed by the "command"), and the same tree outside git (a
+walk honouring .gitignore). Prints the median and p90 of the whole per-command cost (look before + look after +
+comparison) over R rounds, and the stat-walk floor for scale.
+
+    python bench/changes.py [--files 10000] [--rounds 21]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+import anyio
+
+from coder_agent.agent.changes import Watch
+
+
+def make_tree(root: str, files: int, git: bool) -> None:
+    per_folder = max(files // 100, 1)
+    for folder in range(100):
+        os.makedirs(os.path.join(root, f"pkg{folder}"), exist_ok=True)
+        for index in range(per_folder):
+            with open(os.path.join(root, f"pkg{folder}", f"m{index}.py"), "w") as handle:
+                handle.write(f"value = {folder * index}\n" * 10)
+    with open(os.path.join(root, ".gitignore"), "w") as handle:
+        handle.write("*.log\nbuild/\n")
+    if git:
+        run = {"cwd": root, "check": True, "capture_output": True}
+        subprocess.run(["git", "init", "-q"], **run)  # type: ignore[call-overload]
+        subprocess.run(["git", "add", "-A"], **run)  # type: ignore[call-overload]
+        subprocess.run(["git", "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "tree"], **run)  # type: ignore[call-overload]
+
+
+def _append(path: str, text: str) -> None:
+    with open(path, "a") as handle:
+        handle.write(text)
+
+
+async def per_command(root: str, rounds: int) -> list[float]:
+    target = os.path.join(root, "pkg7", "m3.py")
+    costs = []
+    for round_ in range(rounds):
+        watch = Watch([root])
+        started = time.perf_counter()
+        await watch.start()
+        looked = time.perf_counter() - started
+        await anyio.to_thread.run_sync(_append, target, f"# edit {round_}\n")  # the "command"
+        started = time.perf_counter()
+        found = await watch.changes()
+        costs.append(looked + time.perf_counter() - started)
+        assert [seen.path for _, seen in found] == [target], found
+    return costs
+
+
+def show(label: str, costs: list[float]) -> None:
+    costs = sorted(costs)
+    p90 = costs[int(len(costs) * 0.9)]
+    print(f"{label:34s} median {statistics.median(costs) * 1000:6.1f} ms   p90 {p90 * 1000:6.1f} ms")
+
+
+def stat_floor(root: str) -> float:
+    started = time.perf_counter()
+    for folder, _, names in os.walk(root):
+        for name in names:
+            os.stat(os.path.join(folder, name))
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=21)
+    args = parser.parse_args()
+    print(f"tree of {args.files} files; {args.rounds} rounds; load {os.getloadavg()[0]:.2f}")
+    for git in (True, False):
+        with tempfile.TemporaryDirectory() as root:
+            make_tree(root, args.files, git)
+            costs = anyio.run(per_command, root, args.rounds)
+            show(f"{'git work tree' if git else 'no git (walk)'}: look+look+compare", costs)
+            if not git:
+                print(f"{'  os.walk + stat of every file once':34s} {stat_floor(root) * 1000:6.1f} ms (for scale)")
+    print("target: <= 50 ms per command on 10,000 files")
+
+
+if __name__ == "__main__":
+    main()

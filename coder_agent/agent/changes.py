@@ -1,0 +1,194 @@
+"""Which files a command changed: the session's roots looked at before and after it, and compared.
+
+A model can bypass the edit tools (`sed -i`, a heredoc, a formatter, a code generator); the user must still see
+every change. In a git work tree the look is git's own (`git status`: cheap on large trees, honours .gitignore,
+never runs what the checkout configures: see `git.py`), and records only the files that differ from git's index,
+with their size and modification time. Elsewhere the files that .gitignore keeps are listed and stat-ed.
+
+What a changed file held before the command is known when it was clean in git before the command (the same in
+the work tree, the index and the commit checked out then): that commit has it, whatever the command did to the
+index or to HEAD since (`prior_content`). Otherwise the caller may know it from its own records (the session's
+checkpoints), or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import anyio
+
+from .git import git_output
+from .ignore import walk
+
+STATUS_TIMEOUT = 10.0
+MAX_WALKED_FILES = 20_000  # outside git: past this, changes are not looked for (said once in the log)
+
+Kind = Literal["created", "modified", "deleted"]
+
+
+@dataclass(frozen=True)
+class Stat:
+    size: int
+    mtime_ns: int
+
+
+def _stat(path: str) -> Stat | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return Stat(info.st_size, info.st_mtime_ns)
+
+
+@dataclass(frozen=True)
+class Look:
+    """One root at one moment: `files` maps absolute paths to their state (None: missing)."""
+
+    root: str
+    top: str | None  # the git work tree's top folder; None when the root is not in one (or git failed)
+    files: dict[str, Stat | None]  # git: the files that differ from the commit checked out; else every file
+    new: frozenset[str] = frozenset()  # git: files the commit checked out does not have (untracked or added)
+    head: str | None = None  # git: the commit checked out
+    complete: bool = True  # outside git: False when the walk stopped at MAX_WALKED_FILES
+
+
+@dataclass(frozen=True)
+class Seen:
+    path: str  # absolute
+    kind: Kind
+    prior_in_git: bool  # the file was clean in git before: the commit checked out then has its old content
+
+
+async def _top(root: str) -> str | None:
+    output = await git_output(root, "rev-parse", "--show-toplevel", timeout=STATUS_TIMEOUT)
+    return output.decode("utf-8", "surrogateescape").strip() if output else None
+
+
+def _parse_status(output: bytes, top: str) -> tuple[list[str], set[str], str | None]:
+    """`git status --porcelain=v2 --branch -z` -> (absolute paths that differ, those the commit checked out
+    does not have, the commit checked out)."""
+    paths: list[str] = []
+    new: set[str] = set()
+    head: str | None = None
+    for entry in output.split(b"\0"):
+        if entry.startswith(b"# branch.oid "):
+            oid = entry[len(b"# branch.oid ") :].decode()
+            head = None if oid == "(initial)" else oid
+            continue
+        kind = entry[:2]
+        if kind == b"1 ":  # 1 XY sub mH mI mW hH hI path
+            fields = entry.split(b" ", 8)
+            name, added = fields[8], fields[1][:1] == b"A"
+        elif kind == b"u ":  # u XY sub m1 m2 m3 mW h1 h2 h3 path
+            name, added = entry.split(b" ", 10)[10], False
+        elif kind == b"? ":
+            name, added = entry[2:], True
+        else:
+            continue
+        path = os.path.join(top, name.decode("utf-8", "surrogateescape"))
+        paths.append(path)
+        if added:
+            new.add(path)
+    return paths, new, head
+
+
+def _stats(paths: Sequence[str]) -> dict[str, Stat | None]:
+    return {path: _stat(path) for path in paths}
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+async def look(root: str, top: str | None = None) -> Look:
+    """The state of `root`'s files as the comparison needs it (`top`: its git top folder, when known)."""
+    top = top or await _top(root)
+    if top is not None:
+        args = ("status", "--porcelain=v2", "--branch", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
+        output = await git_output(root, *args, "--", ".", timeout=STATUS_TIMEOUT)
+        if output is not None:
+            paths, new, head = _parse_status(output, top)
+            paths = [path for path in paths if _inside(path, root)]
+            files = await anyio.to_thread.run_sync(_stats, paths)
+            return Look(root, top, files, frozenset(new), head)
+    names, capped = await anyio.to_thread.run_sync(walk, root, MAX_WALKED_FILES)
+    paths = [os.path.join(root, name) for name in names]
+    return Look(root, None, await anyio.to_thread.run_sync(_stats, paths), complete=not capped)
+
+
+def compare(before: Look, after: Look, committed: frozenset[str] = frozenset()) -> list[Seen]:
+    """The files that changed between two looks at one root, in path order.
+
+    `committed`: files that differ between the commits checked out before and after (a command that commits or
+    checks out changes files that git then calls clean).
+    """
+    seen: list[Seen] = []
+    for path in sorted(set(before.files) | set(after.files) | committed):
+        if path in before.files and path in after.files and before.files[path] == after.files[path]:
+            continue
+        clean_before = before.top is not None and path not in before.files
+        if before.top is None:
+            was, now = before.files.get(path), after.files.get(path)
+        else:
+            # Not listed: as the commit has it. A file that is new after and was not listed before did not exist.
+            was = None if clean_before and path in after.new else before.files.get(path, _CLEAN)
+            now = after.files[path] if path in after.files else _stat(path)
+        if was is None and now is None:
+            continue
+        kind: Kind = "created" if was is None else "deleted" if now is None else "modified"
+        seen.append(Seen(path, kind, prior_in_git=clean_before and kind != "created"))
+    return seen
+
+
+_CLEAN = Stat(-1, -1)  # stands for "as the commit checked out has it" in a git look
+
+
+async def prior_content(look: Look, path: str) -> bytes | None:
+    """What a file that was clean at `look` held then (from the commit checked out then), or None."""
+    if look.top is None or look.head is None:
+        return None
+    relative = path[len(look.top.rstrip(os.sep)) + 1 :] if _inside(path, look.top) else path
+    return await git_output(look.top, "show", f"{look.head}:{relative}", timeout=STATUS_TIMEOUT)
+
+
+async def _committed(before: Look, after: Look) -> frozenset[str]:
+    """The files of `before.root` that differ between the commits checked out at the two looks."""
+    if before.top is None or before.head == after.head or before.head is None or after.head is None:
+        return frozenset()
+    args = ("diff", "--name-only", "-z", "--no-renames", before.head, after.head, "--", ".")
+    output = await git_output(before.root, *args, timeout=STATUS_TIMEOUT)
+    if not output:
+        return frozenset()
+    names = output.decode("utf-8", "surrogateescape").split("\0")
+    return frozenset(os.path.join(before.top, name) for name in names if name)
+
+
+class Watch:
+    """Looks at a session's roots before a command, and says after it what the command changed."""
+
+    def __init__(self, roots: Sequence[str]) -> None:
+        self._roots = list(dict.fromkeys(roots))
+        self._tops: dict[str, str | None] = {}
+        self._before: list[Look] = []
+
+    async def start(self) -> None:
+        self._before = []
+        for root in self._roots:
+            if root not in self._tops:
+                self._tops[root] = await _top(root)
+            self._before.append(await look(root, self._tops[root]))
+
+    async def changes(self) -> list[tuple[Look, Seen]]:
+        """What changed since `start()`, each with the look it was seen from (for `prior_content`)."""
+        found: list[tuple[Look, Seen]] = []
+        reported: set[str] = set()
+        for before in self._before:
+            after = await look(before.root, before.top)
+            for seen in compare(before, after, await _committed(before, after)):
+                if seen.path not in reported:  # nested roots see the same file twice
+                    reported.add(seen.path)
+                    found.append((before, seen))
+        return found

@@ -1,0 +1,238 @@
+"""Checkpoints in the session store: what each turn changed, and the content its files had before.
+
+Contents are kept once, addressed by their SHA-256 (`blobs`), however many turns or sessions refer to them. Each
+turn's entry for a file says what the file was before the turn first changed it (`before`) and after the turn
+(`after`), each a blob hash, or absent (the file did not exist), or not kept (too large, or not known: a command
+changed a file whose earlier content the agent never had). Blobs no entry refers to go with `prune`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .base import StoreError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS blobs (
+    hash TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoints (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    before_state TEXT NOT NULL,
+    before_hash TEXT,
+    after_state TEXT NOT NULL DEFAULT 'unknown',
+    after_hash TEXT,
+    note TEXT,
+    PRIMARY KEY (session_id, turn, path)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    messages_before INTEGER NOT NULL,
+    updates_before INTEGER NOT NULL,
+    undone INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (session_id, turn)
+) WITHOUT ROWID;
+"""
+
+State = Literal["kept", "absent", "not_kept"]
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Version:
+    """A file's content at one moment: kept (`hash`), absent (no such file), or not kept (`note` says why)."""
+
+    state: State
+    hash: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str
+    before: Version
+    after: Version
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    turn: int
+    messages_before: int  # how many model-history messages the session had when the turn began
+    updates_before: int  # how many updates its replay log had
+    undone: bool
+
+
+class SqliteCheckpoints:
+    """The checkpoint tables of a session store (sharing its SQLite connection)."""
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+        self._db = db
+        self._path = path
+        try:
+            db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise StoreError(f"session store {path}: {exc}") from exc
+
+    def _fail(self, exc: sqlite3.Error) -> StoreError:
+        return StoreError(f"session store {self._path}: {exc}")
+
+    def keep(self, data: bytes) -> str:
+        """Store `data` once; its hash."""
+        digest = content_hash(data)
+        try:
+            self._db.execute("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", (digest, data))
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        return digest
+
+    def blob(self, digest: str) -> bytes | None:
+        try:
+            row = self._db.execute("SELECT data FROM blobs WHERE hash = ?", (digest,)).fetchone()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        return bytes(row[0]) if row else None
+
+    def begin_turn(self, session_id: str, messages_before: int, updates_before: int) -> int:
+        """Number the session's next turn, remembering where its history and replay log began."""
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                (last,) = self._db.execute(
+                    "SELECT coalesce(max(turn), 0) FROM turns WHERE session_id = ?", (session_id,)
+                ).fetchone()
+                self._db.execute(
+                    "INSERT INTO turns (session_id, turn, messages_before, updates_before) VALUES (?, ?, ?, ?)",
+                    (session_id, last + 1, messages_before, updates_before),
+                )
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        return int(last) + 1
+
+    def record_before(self, session_id: str, turn: int, path: str, before: Version) -> bool:
+        """The file's content before the turn first changed it; False if the turn has an entry for it already."""
+        try:
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO checkpoints (session_id, turn, path, before_state, before_hash, note) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, turn, path, before.state, before.hash, before.note),
+            )
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        return cursor.rowcount == 1
+
+    def record_after(self, session_id: str, turn: int, path: str, after: Version) -> None:
+        try:
+            self._db.execute(
+                "UPDATE checkpoints SET after_state = ?, after_hash = ?, note = coalesce(note, ?) "
+                "WHERE session_id = ? AND turn = ? AND path = ?",
+                (after.state, after.hash, after.note, session_id, turn, path),
+            )
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def entries(self, session_id: str, turn: int) -> list[FileEntry]:
+        try:
+            rows = self._db.execute(
+                "SELECT path, before_state, before_hash, after_state, after_hash, note FROM checkpoints "
+                "WHERE session_id = ? AND turn = ? ORDER BY path",
+                (session_id, turn),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        return [
+            FileEntry(path, Version(before_state, before_hash, note), Version(after_state, after_hash))
+            for path, before_state, before_hash, after_state, after_hash, note in rows
+        ]
+
+    def turns(self, session_id: str) -> list[TurnRecord]:
+        try:
+            rows = self._db.execute(
+                "SELECT turn, messages_before, updates_before, undone FROM turns WHERE session_id = ? ORDER BY turn",
+                (session_id,),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        return [TurnRecord(turn, messages, updates, bool(undone)) for turn, messages, updates, undone in rows]
+
+    def mark_undone(self, session_id: str, turns: Sequence[int]) -> None:
+        try:
+            self._db.executemany(
+                "UPDATE turns SET undone = 1 WHERE session_id = ? AND turn = ?", [(session_id, t) for t in turns]
+            )
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def update_count(self, session_id: str) -> int:
+        """How many updates the session's replay log holds (where a turn's begin)."""
+        try:
+            (count,) = self._db.execute(
+                "SELECT coalesce(max(seq), 0) FROM updates WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        return int(count)
+
+    def truncate_updates(self, session_id: str, keep: int) -> None:
+        """Keep only the first `keep` updates of the replay log (a rewind drops the turns after them)."""
+        try:
+            self._db.execute("DELETE FROM updates WHERE session_id = ? AND seq > ?", (session_id, keep))
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def forget_turns_from(self, session_id: str, turn: int) -> None:
+        """Drop the records of `turn` and every later one (the conversation was rewound to before it)."""
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                for table in ("checkpoints", "turns"):
+                    self._db.execute(f"DELETE FROM {table} WHERE session_id = ? AND turn >= ?", (session_id, turn))
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def copy(self, source_id: str, target_id: str) -> None:
+        """Give a fork the checkpoints of the turns it was forked from (the blobs are shared, not copied)."""
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                for table, columns in (
+                    ("checkpoints", "turn, path, before_state, before_hash, after_state, after_hash, note"),
+                    ("turns", "turn, messages_before, updates_before, undone"),
+                ):
+                    self._db.execute(
+                        f"INSERT INTO {table} (session_id, {columns}) SELECT ?, {columns} FROM {table} "
+                        "WHERE session_id = ?",
+                        (target_id, source_id),
+                    )
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+
+    def delete(self, session_id: str) -> None:
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                for table in ("checkpoints", "turns"):
+                    self._db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
+        self.prune()
+
+    def prune(self) -> None:
+        """Drop the contents no checkpoint refers to any more."""
+        try:
+            self._db.execute(
+                "DELETE FROM blobs WHERE hash NOT IN (SELECT before_hash FROM checkpoints "
+                "WHERE before_hash IS NOT NULL UNION SELECT after_hash FROM checkpoints WHERE after_hash IS NOT NULL)"
+            )
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from exc
