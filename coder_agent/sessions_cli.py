@@ -154,6 +154,40 @@ def cmd_delete(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO)
     return code
 
 
+def cmd_undo(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -> int:
+    """What `/undo` does in an editor, from a shell: the files of the last turn(s) put back on disk."""
+    import anyio
+
+    from .agent.checkpoints import Checkpoints
+    from .agent.turn_files import read_bytes
+
+    record = find(store, args.id)
+
+    async def write(path: str, data: bytes | None) -> None:
+        if data is None:
+            await anyio.Path(path).unlink()
+        else:
+            await anyio.Path(path).parent.mkdir(parents=True, exist_ok=True)
+            await anyio.Path(path).write_bytes(data)
+
+    checkpoints = Checkpoints(store.checkpoints, record.id)
+    report = anyio.run(lambda: checkpoints.undo(read_bytes, write, args.turns, args.force))
+    for path in report.restored:
+        out.write(f"restored  {path}\n")
+    for path in report.deleted:
+        out.write(f"deleted   {path}\n")
+    for path in report.changed_since:
+        out.write(f"left      {path} (changed since; --force to overwrite)\n")
+    for path in report.not_kept:
+        out.write(f"left      {path} (its earlier content was not kept)\n")
+    if report.nothing:
+        out.write("Nothing to undo.\n")
+        return 0
+    record.state = {**record.state, "notes": [*record.state.get("notes", []), report.for_model()]}
+    store.save(record)  # the model hears of it with the session's next prompt
+    return 1 if report.changed_since or report.not_kept else 0
+
+
 # ---- show: the transcript, drawn from the stored updates as `coder-agent run` draws them live -------------------
 
 
@@ -250,6 +284,11 @@ def parser() -> argparse.ArgumentParser:
     delete = commands.add_parser("delete", help="forget sessions for good")
     delete.add_argument("ids", nargs="+", metavar="ID")
     delete.set_defaults(run=cmd_delete)
+    undo = commands.add_parser("undo", help="put back the files the session's last turn changed (as /undo does)")
+    undo.add_argument("id")
+    undo.add_argument("--turns", type=positive, default=1, help="undo this many turns that changed files")
+    undo.add_argument("--force", action="store_true", help="also overwrite files changed since the turn")
+    undo.set_defaults(run=cmd_undo)
     return top
 
 

@@ -124,6 +124,15 @@ class Checkpoints:
         except StoreError as exc:
             log.error("checkpoint of %s not kept: %s", path, exc)
 
+    def after_change(self, path: str, data: bytes | None) -> None:
+        """What `path` holds now, as far as the turn knows: kept at once, so an undo after a crash can check it."""
+        if self._store is None or self.turn is None or path not in self._befores:
+            return
+        try:
+            self._store.record_after(self._session_id, self.turn, path, self._version(data))
+        except StoreError as exc:
+            log.error("checkpoint of %s not kept: %s", path, exc)
+
     def changed_this_turn(self, path: str) -> bool:
         return path in self._befores
 

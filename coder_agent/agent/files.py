@@ -70,3 +70,19 @@ class Files:
     async def delete(self, path: str) -> None:
         # ACP has no delete method: the file goes from the local disk either way.
         await anyio.Path(path).unlink()
+
+    async def put_bytes(self, path: str, data: bytes | None) -> None:
+        """Restore a file to `data` (None: delete it): text through the client, so an editor's buffer follows;
+        a binary file on the disk directly."""
+        if data is None:
+            await self.delete(path)
+            return
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is None or "\0" in text:
+            await anyio.Path(path).parent.mkdir(parents=True, exist_ok=True)
+            await anyio.Path(path).write_bytes(data)
+        else:
+            await self.write_text(path, text)

@@ -7,14 +7,24 @@ session records how (`last_turn`), is titled after its first exchange, and is sa
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..acp.schema import ContentBlock, SessionInfoUpdate, StopReason, UserMessageChunk
+from ..acp.schema import (
+    AgentMessageChunk,
+    ContentBlock,
+    SessionInfoUpdate,
+    StopReason,
+    TextContent,
+    UserMessageChunk,
+)
 from ..llm.base import Model, ModelError
+from ..llm.messages import TextPart
+from .checkpoints import UndoReport
 from .client import Client
 from .errors import AgentError, Busy, ClientError, NotConfigured
 from .session import LastTurn, Session, new_id
@@ -23,6 +33,14 @@ from .titles import title_from_prompt
 
 if TYPE_CHECKING:
     from .tools.base import Tool
+    from .turn_files import TurnFiles
+
+
+def _display(path: str, cwd: str) -> str:
+    """`path` relative to the session's folder when it is inside it."""
+    prefix = cwd.rstrip(os.sep) + os.sep
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +96,12 @@ class Turns:
         model = self._model_for(session.model, session.thought_level)
         ended = LastTurn("error", "the turn stopped unexpectedly")
         stop_reason: StopReason = "cancelled"
+        turn_files = self._turn_files(session)
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             session.turn_done = anyio.Event()
             try:
-                stop_reason = await self._turn(session, blocks, model)
+                stop_reason = await self._turn(session, blocks, model, turn_files)
                 ended = LastTurn(stop_reason)
             except (ModelError, AgentError) as exc:
                 ended = LastTurn("error", exc.message)
@@ -94,10 +113,22 @@ class Turns:
                 session.turn_scope = None
                 session.turn_done.set()
                 with anyio.CancelScope(shield=True):
-                    await self._after_turn(session, blocks)
+                    await self._after_turn(session, blocks, turn_files)
         return "cancelled" if scope.cancelled_caught else stop_reason
 
-    async def _turn(self, session: Session, blocks: Sequence[ContentBlock], model: Model) -> StopReason:
+    def _turn_files(self, session: Session) -> TurnFiles | None:
+        from .files import Files
+        from .turn_files import TurnFiles
+
+        if session.checkpoints is None:
+            return None
+        turn_files = TurnFiles(session.checkpoints, Files(self._client, session.id), session.roots)
+        turn_files.begin(len(session.history))
+        return turn_files
+
+    async def _turn(
+        self, session: Session, blocks: Sequence[ContentBlock], model: Model, turn_files: TurnFiles | None
+    ) -> StopReason:
         # Imported here, not at the top: `session/new` is answered without the turn's machinery and the tools.
         from .context import user_message_from_prompt
         from .environment import system_prompt
@@ -106,15 +137,22 @@ class Turns:
         if not session.system_prompt:
             session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
         user = await user_message_from_prompt(blocks, self._client, session.id)
+        if session.notes:  # what happened between the turns that the model must know (files undone ...)
+            notes = "\n".join(f"[{note}]" for note in session.notes)
+            user = user.model_copy(update={"parts": [TextPart(text=notes), *user.parts]})
+            session.notes = []
         message_id = new_id("user")
         for block in blocks:  # the editor shows the prompt already; keep it for replay
             session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
         if session.tool_source is not None:
             await session.tool_source.wait_ready(self._tool_wait)
-        return await run_turn(session, user, model, self._client, self.tools_for(session), self._max_turn_requests)
+        tools = self.tools_for(session)
+        return await run_turn(session, user, model, self._client, tools, self._max_turn_requests, turn_files)
 
-    async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock]) -> None:
-        """Name the session after its first exchange, and save its state."""
+    async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock], turn_files: TurnFiles | None) -> None:
+        """Sum up the files the turn changed, name the session after its first exchange, and save its state."""
+        if turn_files is not None:
+            await self._sum_up(session, turn_files)
         if session.title is None:
             title = title_from_prompt(blocks)
             if title:
@@ -124,6 +162,35 @@ class Turns:
                 except ClientError as exc:
                     log.info("could not send the title of %s: %s", session.id, exc.message)
         self._sessions.save(session)
+
+    async def _sum_up(self, session: Session, turn_files: TurnFiles) -> None:
+        from .turn_files import turn_summary
+
+        try:
+            changed = await turn_files.end()
+            if changed:
+                text = turn_summary(changed, lambda path: _display(path, session.cwd))
+                await session.publish(AgentMessageChunk(content=TextContent(text=text), message_id=new_id("files")))
+        except ClientError as exc:
+            log.info("could not send the changed files of %s: %s", session.id, exc.message)
+        except Exception:  # the summary must never cost the turn its save
+            log.exception("could not sum up the files of the turn")
+
+    async def undo(self, session: Session, turns: int = 1, force: bool = False) -> UndoReport:
+        """Put back the files the session's last `turns` turns changed; the model hears of it with the next prompt."""
+        from .files import Files
+        from .turn_files import read_bytes
+
+        if session.checkpoints is None:
+            return UndoReport()
+        if session.turn_scope is not None:
+            raise Busy("Invalid params: a prompt is running in this session; undo after it ends")
+        files = Files(self._client, session.id)
+        report = await session.checkpoints.undo(read_bytes, files.put_bytes, turns, force)
+        if not report.nothing:
+            session.notes.append(report.for_model())
+            self._sessions.save(session)
+        return report
 
     def cancel(self, session_id: str) -> None:
         session = self._sessions.live.get(session_id)

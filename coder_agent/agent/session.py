@@ -9,6 +9,7 @@ import anyio
 
 from ..acp.schema import SessionUpdate
 from ..llm.messages import ChatMessage, SystemMessage
+from .checkpoints import Checkpoints
 from .lasting_rules import RuleBook
 from .permissions import DEFAULT_MODE, MODES, PermissionRules
 from .prompts import render
@@ -55,6 +56,8 @@ class Session:
     cost_usd: float = 0.0
     tool_source: ToolSource | None = None  # the session's MCP servers, say
     last_turn: LastTurn | None = None
+    checkpoints: Checkpoints | None = None  # its turns' files, kept for undo
+    notes: list[str] = field(default_factory=list)  # for the model, with the next prompt (what was undone ...)
     deleted: bool = False
 
     def add(self, message: ChatMessage) -> None:

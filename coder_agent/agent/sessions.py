@@ -10,6 +10,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from ..llm.messages import ChatMessage
 from ..store.base import SessionRecord, SessionStore, StoreError
+from ..store.checkpoints import SqliteCheckpoints
+from .checkpoints import Checkpoints
 from .client import Client
 from .errors import InvalidInput, SessionNotFound, StoreUnavailable
 from .lasting_rules import RuleBook
@@ -66,6 +68,10 @@ class Sessions:
             raise StoreUnavailable(f"Sessions are not saved: {self._store_problem}")
         return self._store
 
+    def _checkpoint_store(self) -> SqliteCheckpoints | None:
+        store = getattr(self._store, "checkpoints", None)
+        return store if isinstance(store, SqliteCheckpoints) else None
+
     def get(self, session_id: str) -> Session:
         session = self.live.get(session_id)
         if session is None:
@@ -79,6 +85,7 @@ class Sessions:
             id=session_id, cwd=cwd, additional_directories=list(directories), mode=mode, model=model, created_at=stamp
         )
         session.transcript = Transcript(session_id, self._client, self._store)
+        session.checkpoints = Checkpoints(self._checkpoint_store(), session_id)
         session.rule_book = self.rule_book
         if self._store is not None:
             try:
@@ -103,6 +110,7 @@ class Sessions:
                 "rules": _rules_state(session.rules),
                 "cost_usd": session.cost_usd,
                 **({"last_turn": session.last_turn.state()} if session.last_turn else {}),
+                **({"notes": list(session.notes)} if session.notes else {}),
             },
             parent_id=None,
         )
@@ -138,9 +146,11 @@ class Sessions:
                 rules=_rules_from(record.state.get("rules")),
                 cost_usd=float(record.state.get("cost_usd", 0.0)),
                 last_turn=_last_turn_from(record.state.get("last_turn")),
+                notes=[str(note) for note in record.state.get("notes", []) if isinstance(note, str)],
             )
             session.history = self._stored_history(store, session_id)
             session.transcript = Transcript(session_id, self._client, store)
+            session.checkpoints = Checkpoints(self._checkpoint_store(), session_id)
             session.rule_book = self.rule_book
             if looks_interrupted(session.history):
                 self._repair(store, session)
@@ -216,6 +226,9 @@ class Sessions:
         fork.rules = PermissionRules()  # "always" answers were given for the original session
         if self._store is not None:
             self._store.copy_logs(source.id, fork.id)
+            checkpoints = self._checkpoint_store()
+            if checkpoints is not None:  # so the fork can undo the turns it shares with its source
+                checkpoints.copy(source.id, fork.id)
             record = self._record(fork)
             record.parent_id = source.id
             self._store.save(record)

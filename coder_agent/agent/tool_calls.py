@@ -26,6 +26,7 @@ from ..acp.schema import (
     ToolCallStatus,
 )
 from ..llm.messages import ToolCallRequest, ToolMessage
+from .changes import Watch
 from .client import Client
 from .errors import ClientError
 from .files import Files
@@ -33,12 +34,14 @@ from .lasting_rules import Rule, RuleBook, decision_of, rule_for
 from .permissions import LASTING_SCOPE, SESSION_SCOPE, decide, permission_options
 from .session import Session, new_id
 from .tools.base import Intent, Tool, ToolContext, ToolError, ToolResult, text_content
+from .turn_files import TurnFiles, change_content, change_locations, for_model
 
 log = logging.getLogger(__name__)
 
 MAX_OUTPUT_CHARS = 60_000
 CANCELLED = "Cancelled: the user stopped the turn before this call finished."
 SETTLE_TIMEOUT = 5.0
+CHANGES_TIMEOUT = 15.0  # to see and report what a call changed, even after a cancel
 
 
 @dataclass
@@ -57,11 +60,18 @@ def _capped(text: str) -> str:
 
 
 class ToolCallRunner:
-    def __init__(self, session: Session, client: Client, tools: Mapping[str, Tool[Any]]) -> None:
+    def __init__(
+        self,
+        session: Session,
+        client: Client,
+        tools: Mapping[str, Tool[Any]],
+        turn_files: TurnFiles | None = None,
+    ) -> None:
         self._session = session
         self._client = client
         self._tools = tools
         self._files = Files(client, session.id)
+        self._turn_files = turn_files
 
     async def run_all(self, requests: Sequence[ToolCallRequest]) -> None:
         calls = [_Call(request, new_id("call")) for request in requests]
@@ -175,6 +185,8 @@ class ToolCallRunner:
             await self._fail(call, *refusal)
             return
         await self._update(call, status="in_progress")
+        # A call that runs code (a command, an MCP tool) may change files behind the edit tools' back: look.
+        watch = await self._watch() if intent.effect == "execute" else None
         try:
             result = await tool.run(args, intent, ctx)
         except (ToolError, OSError, ClientError) as exc:
@@ -187,7 +199,46 @@ class ToolCallRunner:
                 call, f"{request.name} failed with an internal error: {type(exc).__name__}: {exc}", tool=tool
             )
             return
-        await self._finish(call, result)
+        else:
+            await self._finish(call, result)
+        finally:
+            if watch is not None:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(CHANGES_TIMEOUT):
+                    await self._report_changes(call, tool, watch, ctx)
+
+    async def _watch(self) -> Watch | None:
+        if self._turn_files is None:
+            return None
+        try:
+            return await self._turn_files.watch()
+        except Exception:  # seeing changes must never stop the call itself
+            log.exception("could not look at the files before the call")
+            return None
+
+    async def _report_changes(self, call: _Call, tool: Tool[Any], watch: Watch, ctx: ToolContext) -> None:
+        """Show the files the call changed as an edit of their own, and tell the model."""
+        assert self._turn_files is not None
+        try:
+            changes = await self._turn_files.seen_by(watch)
+        except Exception:
+            log.exception("could not see what the call changed")
+            return
+        if not changes:
+            return
+        names = ", ".join(ctx.display(change.path) for change in changes)
+        report = ToolCallStart(
+            tool_call_id=new_id("call"),
+            title=f"Changed by {tool.title.lower()}: {names}",
+            kind="edit",
+            status="completed",
+            content=change_content(changes),
+            locations=change_locations(changes),
+        )
+        call.answer = f"{call.answer or ''}\n{for_model(changes, ctx.display)}".lstrip("\n")
+        try:
+            await self._emit(report)
+        except ClientError as exc:
+            log.info("could not show the changed files: %s", exc.message)
 
     def _context(self, call: _Call) -> ToolContext:
         async def progress(content: list[ToolCallContent]) -> None:
@@ -195,7 +246,10 @@ class ToolCallRunner:
             await self._session.publish(ToolCallProgress(tool_call_id=call.acp_id, content=content), keep=False)
 
         session = self._session
-        return ToolContext(session.id, session.cwd, session.roots, self._client, self._files, self._emit, progress)
+        before_write = self._turn_files.before_edit if self._turn_files is not None else _nothing
+        return ToolContext(
+            session.id, session.cwd, session.roots, self._client, self._files, self._emit, progress, before_write
+        )
 
     async def _announce(self, call: _Call, shown: ToolCallFields) -> None:
         call.announced = True
@@ -269,6 +323,10 @@ class ToolCallRunner:
 
 def _internal(tool: str, exc: Exception) -> str:
     return f"{tool} failed with an internal error: {type(exc).__name__}: {exc}"
+
+
+def _nothing(path: str, old: str | None, new: str | None) -> None:
+    return None
 
 
 def _raw_arguments(request: ToolCallRequest) -> Any:

@@ -16,6 +16,7 @@ from .history import missing_answers
 from .session import Session, new_id
 from .tool_calls import CANCELLED, ToolCallRunner
 from .tools.base import Tool
+from .turn_files import TurnFiles
 from .usage import report_usage
 
 log = logging.getLogger(__name__)
@@ -85,10 +86,11 @@ async def run_turn(
     client: Client,
     tools: Mapping[str, Tool[Any]],
     max_requests: int = 100,
+    turn_files: TurnFiles | None = None,
 ) -> StopReason:
     turn_start = len(session.history)
     session.add(user)
-    runner = ToolCallRunner(session, client, tools)
+    runner = ToolCallRunner(session, client, tools, turn_files)
     try:
         for _ in range(max_requests):
             try:

@@ -106,6 +106,8 @@ class ToolContext:
     emit: Callable[[SessionUpdate], Awaitable[None]]
     # Replace the running call's content in the editor (e.g. embed a terminal as soon as it exists).
     progress: Callable[[list[ToolCallContent]], Awaitable[None]]
+    # About to write `path` (old text -> new text; None: absent): the turn's checkpoint keeps the old first.
+    before_write: Callable[[str, str | None, str | None], None] = lambda path, old, new: None
 
     def resolve(self, path: str) -> str:
         """An absolute, normalised path; relative paths are taken from the session's cwd."""
@@ -166,6 +168,7 @@ async def apply_changes(changes: Sequence[FileChange], ctx: ToolContext) -> Tool
             )
     done: list[str] = []
     for change in changes:
+        ctx.before_write(change.path, change.old_text, change.new_text)
         if change.new_text is None:
             await ctx.files.delete(change.path)
             done.append(f"deleted {ctx.display(change.path)}")

@@ -1,0 +1,91 @@
+"""Every change is seen, whatever made it: files a command edits, creates and deletes show up as diffs, and the
+turn ends with a summary of what it changed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from acp import PROTOCOL_VERSION, text_block
+from acp.schema import AgentMessageChunk, ToolCallStart
+
+from coder_agent.scripted.script import Reply, ToolCallStep
+from coder_agent.scripted.server import ScriptedModelServer
+from coder_agent.settings import Settings
+from tests.support.editor_client import EDITOR_CAPABILITIES, EditorClient
+from tests.support.inproc import inproc_agent
+from tests.support.recording_client import RecordingClient
+
+pytestmark = pytest.mark.anyio
+
+COMMAND = "sed -i 's/alpha/ALPHA/' a.txt && rm b.txt && printf 'fresh\\n' > c.txt && printf 'x\\n' > build.log"
+
+
+def sh(cwd: Path, script: str) -> None:
+    subprocess.run(["/bin/sh", "-c", script], cwd=cwd, check=True, capture_output=True)
+
+
+def make_project(workspace: Path, git: bool) -> Path:
+    sh(workspace, "printf 'alpha\\nbeta\\n' > a.txt && printf 'bye\\n' > b.txt && printf '*.log\\n' > .gitignore")
+    if git:
+        sh(workspace, "git init -q && git add -A && git -c user.email=t@t -c user.name=t commit -qm init")
+    return workspace
+
+
+async def run_command_turn(settings: Settings, client: RecordingClient, capabilities: Any, cwd: Path) -> list[Any]:
+    async with inproc_agent(settings, client) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
+        session = await agent.conn.new_session(cwd=str(cwd), mcp_servers=[])
+        await agent.conn.prompt(session_id=session.session_id, prompt=[text_block("tidy up")])
+        return client.updates(session.session_id)
+
+
+@pytest.mark.parametrize("profile", ["bare", "editor"])
+async def test_a_commands_edits_creations_and_deletions_each_show_up_as_a_diff(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path, profile: str
+) -> None:
+    project = make_project(workspace, git=True)
+    call = ToolCallStep(name="run_command", id="c1", arguments=json.dumps({"command": COMMAND}))
+    srv.enqueue(Reply.tool_calls([call]), Reply.text("done"))
+    settings: Settings = make_settings(default_mode="bypass")
+    async with anyio.create_task_group() as tg:
+        client: RecordingClient = EditorClient(tg) if profile == "editor" else RecordingClient()
+        capabilities = EDITOR_CAPABILITIES if profile == "editor" else None
+        updates = await run_command_turn(settings, client, capabilities, project)
+        tg.cancel_scope.cancel()
+    reports = [u for u in updates if isinstance(u, ToolCallStart) and u.kind == "edit"]
+    assert len(reports) == 1 and reports[0].status == "completed"
+    assert reports[0].title == "Changed by run command: a.txt, b.txt, c.txt"
+    shown = reports[0].content or []
+    assert [block.type for block in shown] == ["diff", "diff", "diff"], shown
+    diffs = {Path(block.path).name: (block.old_text, block.new_text) for block in shown}
+    assert diffs == {
+        "a.txt": ("alpha\nbeta\n", "ALPHA\nbeta\n"),
+        "b.txt": ("bye\n", ""),
+        "c.txt": (None, "fresh\n"),
+    }
+    answer = next(m for m in srv.requests[-1].body["messages"] if m["role"] == "tool")["content"]
+    assert answer.endswith("Files changed by this call: a.txt (modified), b.txt (deleted), c.txt (created).")
+    summary = [
+        u.content.text for u in updates if isinstance(u, AgentMessageChunk) and "Changed 3 files" in u.content.text
+    ]
+    assert summary == ["Changed 3 files:\na.txt  +1 -1\nb.txt  +0 -1  (deleted)\nc.txt  +1 -0  (created)"]
+
+
+async def test_outside_git_a_change_to_a_file_never_read_is_listed_and_a_new_file_shown(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """Outside git the agent cannot know what a file it never saw held before: it says so, and shows the rest."""
+    project = make_project(workspace, git=False)
+    call = ToolCallStep(name="run_command", id="c1", arguments=json.dumps({"command": COMMAND}))
+    srv.enqueue(Reply.tool_calls([call]), Reply.text("done"))
+    updates = await run_command_turn(make_settings(default_mode="bypass"), RecordingClient(), None, project)
+    [report] = [u for u in updates if isinstance(u, ToolCallStart) and u.kind == "edit"]
+    shown = report.content or []
+    assert [block.type for block in shown] == ["content", "content", "diff"]
+    assert shown[0].content.text == f"{project / 'a.txt'}: modified (its content before is not known)"
+    assert (Path(shown[2].path).name, shown[2].old_text, shown[2].new_text) == ("c.txt", None, "fresh\n")
