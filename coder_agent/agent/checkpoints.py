@@ -161,12 +161,15 @@ class Checkpoints:
         turns = self._store.turns(self._session_id)
         return [t.turn for t in turns if not t.undone and self._store.entries(self._session_id, t.turn)]
 
-    async def undo(self, read: Read, write: Write, turns: int = 1, force: bool = False) -> UndoReport:
-        """Put back the files the last `turns` turns (that changed files) changed, newest first."""
+    async def undo(
+        self, read: Read, write: Write, turns: int = 1, force: bool = False, numbers: Sequence[int] | None = None
+    ) -> UndoReport:
+        """Put back the files the last `turns` turns that changed files changed (or the turns `numbers`)."""
         report = UndoReport()
         if self._store is None:
             return report
-        chosen = self._undoable()[-turns:]
+        undoable = self._undoable()
+        chosen = [turn for turn in undoable if turn in numbers] if numbers is not None else undoable[-turns:]
         restore: dict[str, FileEntry] = {}
         latest: dict[str, FileEntry] = {}
         for turn in chosen:  # oldest first: the oldest "before" wins, the newest "after" is what must be there now

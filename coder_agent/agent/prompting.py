@@ -26,7 +26,7 @@ from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
 from .checkpoints import UndoReport
 from .client import Client
-from .errors import AgentError, Busy, ClientError, NotConfigured
+from .errors import AgentError, Busy, ClientError, InvalidInput, NotConfigured
 from .session import LastTurn, Session, new_id
 from .sessions import Sessions, now
 from .titles import title_from_prompt
@@ -190,6 +190,29 @@ class Turns:
         if not report.nothing:
             session.notes.append(report.for_model())
             self._sessions.save(session)
+        return report
+
+    async def rewind(self, session: Session, turns: int, force: bool = False) -> UndoReport:
+        """Go back `turns` turns, files and conversation both: what the model and a later load see is the
+        session as it was before them. Files someone changed since are left (unless `force`), and said."""
+        from .files import Files
+        from .turn_files import read_bytes
+
+        if session.turn_scope is not None:
+            raise Busy("Invalid params: a prompt is running in this session; rewind after it ends")
+        records = session.checkpoints.turn_records() if session.checkpoints is not None else []
+        if turns < 1 or turns > len(records):
+            raise InvalidInput(f"Invalid params: there are {len(records)} turns to rewind, not {turns}")
+        assert session.checkpoints is not None
+        first, messages_before, updates_before = records[-turns]
+        files = Files(self._client, session.id)
+        numbers = [turn for turn, _, _ in records[-turns:]]
+        report = await session.checkpoints.undo(read_bytes, files.put_bytes, force=force, numbers=numbers)
+        session.forget_from(messages_before)
+        session.checkpoints.forget_from(first, updates_before)
+        if report.changed_since or report.not_kept:
+            session.notes.append(report.for_model())
+        self._sessions.save(session)
         return report
 
     def cancel(self, session_id: str) -> None:
