@@ -1,9 +1,9 @@
 """Checkpoints in the session store: what each turn changed, and the content its files had before.
 
-Contents are kept once, addressed by their SHA-256 (`blobs`), however many turns or sessions refer to them. Each
+Contents are kept once, addressed by their SHA-256 (`contents`), however many turns or sessions refer to them. Each
 turn's entry for a file says what the file was before the turn first changed it (`before`) and after the turn
 (`after`), each a blob hash, or absent (the file did not exist), or not kept (too large, or not known: a command
-changed a file whose earlier content the agent never had). Blobs no entry refers to go with `prune`.
+changed a file whose earlier content the agent never had). Contents no entry refers to go with `prune`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Literal
 from .base import StoreError
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS blobs (
+CREATE TABLE IF NOT EXISTS contents (
     hash TEXT PRIMARY KEY,
     data BLOB NOT NULL
 ) WITHOUT ROWID;
@@ -91,14 +91,14 @@ class SqliteCheckpoints:
         """Store `data` once; its hash."""
         digest = content_hash(data)
         try:
-            self._db.execute("INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)", (digest, data))
+            self._db.execute("INSERT OR IGNORE INTO contents (hash, data) VALUES (?, ?)", (digest, data))
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
         return digest
 
     def blob(self, digest: str) -> bytes | None:
         try:
-            row = self._db.execute("SELECT data FROM blobs WHERE hash = ?", (digest,)).fetchone()
+            row = self._db.execute("SELECT data FROM contents WHERE hash = ?", (digest,)).fetchone()
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
         return bytes(row[0]) if row else None
@@ -231,7 +231,7 @@ class SqliteCheckpoints:
         """Drop the contents no checkpoint refers to any more."""
         try:
             self._db.execute(
-                "DELETE FROM blobs WHERE hash NOT IN (SELECT before_hash FROM checkpoints "
+                "DELETE FROM contents WHERE hash NOT IN (SELECT before_hash FROM checkpoints "
                 "WHERE before_hash IS NOT NULL UNION SELECT after_hash FROM checkpoints WHERE after_hash IS NOT NULL)"
             )
         except sqlite3.Error as exc:

@@ -119,7 +119,7 @@ async def test_contents_are_kept_once_and_go_with_the_session(store: SqliteSessi
         path.write_bytes(b"same\n")
         await one_turn(checkpoints, {path: b"other\n"})
         await checkpoints.end_turn(read)
-    blobs = store._db.execute("SELECT count(*) FROM blobs").fetchone()[0]
+    blobs = store._db.execute("SELECT count(*) FROM contents").fetchone()[0]
     assert blobs == 2
     store.delete("s1")
-    assert store._db.execute("SELECT count(*) FROM blobs").fetchone()[0] == 0
+    assert store._db.execute("SELECT count(*) FROM contents").fetchone()[0] == 0
