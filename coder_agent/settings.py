@@ -82,6 +82,12 @@ class Settings(BaseModel):
     max_turn_requests: int = Field(default=100, ge=1, description="Model calls per prompt turn before it stops")
     mcp_timeout: float = Field(default=30.0, gt=0, description="Seconds an MCP server may take to start")
     mcp_call_timeout: float = Field(default=120.0, gt=0, description="Seconds an MCP tool call may take")
+    compact_at: float = Field(
+        default=0.8, gt=0, le=1, description="Fraction of the context window in use that starts a compaction"
+    )
+    context_window: int | None = Field(
+        default=None, ge=1000, description="The model's context window in tokens; else litellm's figure or 128000"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
