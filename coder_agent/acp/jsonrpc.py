@@ -34,16 +34,18 @@ AfterReply = Callable[[], Awaitable[None]]
 _after_reply: ContextVar[list[AfterReply] | None] = ContextVar("after_reply", default=None)
 
 
-def after_reply(callback: AfterReply) -> None:
+def after_reply(callback: AfterReply) -> bool:
     """Run `callback` right after the reply to the request being handled is written, if it succeeded.
 
     For what a client must see only once it has the reply (ACP: `available_commands_update` after the
-    `session/new` result). Call it from a request handler; the callbacks run in order, in the request's task.
+    `session/new` result). The callbacks run in order, in the request's task. Returns False, and schedules
+    nothing, outside a request a connection dispatched (a handler called directly, as the headless run does).
     """
     callbacks = _after_reply.get()
     if callbacks is None:
-        raise RuntimeError("after_reply() is for request handlers")
+        return False
     callbacks.append(callback)
+    return True
 
 
 class Dispatcher(Protocol):
