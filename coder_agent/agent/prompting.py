@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..acp.schema import ContentBlock, SessionInfoUpdate, StopReason, UserMessageChunk
+from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
 from ..llm.base import Model, ModelError
 from .client import Client
+from .commands import Commands, CommandServices
+from .compactor import Compactor
 from .errors import AgentError, Busy, ClientError, NotConfigured
 from .session import LastTurn, Session, new_id
 from .sessions import Sessions, now
 from .titles import title_from_prompt
+from .window import ContextPolicy, tools_tokens, window_of
 
 if TYPE_CHECKING:
     from .tools.base import Tool
@@ -38,8 +41,8 @@ ModelFactory = Callable[[str, str | None], Model]
 """(litellm model string, reasoning effort or None) -> a Model."""
 
 
-class Turns:
-    """Runs the prompt turns of every session."""
+class Turns(CommandServices):
+    """Runs the prompt turns of every session, slash commands included."""
 
     def __init__(
         self,
@@ -50,6 +53,9 @@ class Turns:
         *,
         max_turn_requests: int,
         tool_wait: float,
+        compact_at: float = 0.8,
+        context_window: int | None = None,
+        commands: Commands | None = None,
     ) -> None:
         self._client = client
         self._sessions = sessions
@@ -58,6 +64,9 @@ class Turns:
         self._tools: dict[str, Tool[Any]] | None = None
         self._max_turn_requests = max_turn_requests
         self._tool_wait = tool_wait
+        self._compact_at = compact_at
+        self._context_window = context_window
+        self.commands = commands or Commands()
 
     def builtin(self) -> Mapping[str, Tool[Any]]:
         """The built-in tools, made (and their modules imported) the first time they are needed."""
@@ -69,6 +78,27 @@ class Turns:
         if session.tool_source is None:
             return self.builtin()
         return {**self.builtin(), **{tool.name: tool for tool in session.tool_source.tools()}}
+
+    def policy(self, session: Session) -> ContextPolicy:
+        """The session's model's context window, and when to compact it."""
+        return ContextPolicy(window_of(session.model or "", self._context_window), self._compact_at)
+
+    def compactor(self, session: Session, tools: Mapping[str, Tool[Any]] | None = None) -> Compactor:
+        """Summaries are written by the session's model, without a thinking level (they need none)."""
+        assert session.model is not None
+        specs = [tool.spec() for tool in (tools or {}).values()]
+        model = self._model_for(session.model, None)
+        return Compactor(session, model, self._client, self.policy(session), tools_tokens(specs))
+
+    async def compact(self, session: Session, focus: str) -> StopReason:
+        """`/compact`: summarise the older turns now (raises `CompactionFailed` if that fails)."""
+        await self._ensure_system_prompt(session)
+        compactor = self.compactor(session, self.tools_for(session))
+        done = await compactor.compact(None, why="asked", focus=focus, keep_least=True)
+        if done is None:
+            note = "Nothing to compact yet: the conversation is no longer than what is kept verbatim."
+            await session.publish(AgentMessageChunk(content=TextContent(text=note), message_id=new_id("msg")))
+        return "end_turn"
 
     async def prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
@@ -97,21 +127,34 @@ class Turns:
                     await self._after_turn(session, blocks)
         return "cancelled" if scope.cancelled_caught else stop_reason
 
-    async def _turn(self, session: Session, blocks: Sequence[ContentBlock], model: Model) -> StopReason:
-        # Imported here, not at the top: `session/new` is answered without the turn's machinery and the tools.
-        from .context import user_message_from_prompt
+    async def _ensure_system_prompt(self, session: Session) -> None:
         from .environment import system_prompt
-        from .turn import run_turn
 
         if not session.system_prompt:
             session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
-        user = await user_message_from_prompt(blocks, self._client, session.id)
+
+    async def _turn(self, session: Session, blocks: Sequence[ContentBlock], model: Model) -> StopReason:
+        # Imported here, not at the top: `session/new` is answered without the turn's machinery and the tools.
+        from .context import user_message_from_prompt
+        from .turn import run_turn
+
+        await self._ensure_system_prompt(session)
+        resolved = await self.commands.resolve(session, blocks)
+        model_blocks: Sequence[ContentBlock] = blocks
+        if resolved is not None and resolved.command.expand is not None:
+            text = await resolved.command.expand(session, resolved.invocation.arguments)
+            model_blocks = [TextContent(text=text), *resolved.invocation.rest]
+        user = await user_message_from_prompt(model_blocks, self._client, session.id)
         message_id = new_id("user")
-        for block in blocks:  # the editor shows the prompt already; keep it for replay
+        for block in blocks:  # the editor shows the prompt already (as typed); keep it for replay
             session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+        if resolved is not None and resolved.command.action is not None:
+            return await resolved.command.action(session, resolved.invocation.arguments, self)
         if session.tool_source is not None:
             await session.tool_source.wait_ready(self._tool_wait)
-        return await run_turn(session, user, model, self._client, self.tools_for(session), self._max_turn_requests)
+        tools = self.tools_for(session)
+        compactor = self.compactor(session, tools)
+        return await run_turn(session, user, model, self._client, tools, self._max_turn_requests, compactor)
 
     async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock]) -> None:
         """Name the session after its first exchange, and save its state."""

@@ -14,7 +14,7 @@ from .client import Client
 from .errors import InvalidInput, SessionNotFound, StoreUnavailable
 from .permissions import PermissionRules
 from .repair import looks_interrupted, repair
-from .session import LastTurn, Session, new_id
+from .session import CompactionStats, LastTurn, Session, new_id
 from .transcript import Transcript, message_json
 
 log = logging.getLogger(__name__)
@@ -99,6 +99,7 @@ class Sessions:
             state={
                 "rules": _rules_state(session.rules),
                 "cost_usd": session.cost_usd,
+                **({"compactions": session.compactions.state()} if session.compactions.count else {}),
                 **({"last_turn": session.last_turn.state()} if session.last_turn else {}),
             },
             parent_id=None,
@@ -135,6 +136,7 @@ class Sessions:
                 rules=_rules_from(record.state.get("rules")),
                 cost_usd=float(record.state.get("cost_usd", 0.0)),
                 last_turn=_last_turn_from(record.state.get("last_turn")),
+                compactions=CompactionStats.from_state(record.state.get("compactions")),
             )
             session.history = self._stored_history(store, session_id)
             session.transcript = Transcript(session_id, self._client, store)

@@ -57,9 +57,17 @@ class Transcript:
         if self._store is None:
             return
         try:
-            self._store.append_messages(self.session_id, [message_json(message) for message in messages])
+            self._store.append_messages(self.session_id, self._bodies(messages))
         except StoreError as exc:
             log.error("conversation not saved: %s", exc)
+
+    def replace_messages(self, messages: Sequence[ChatMessage]) -> None:
+        """Keep `messages` as the whole conversation, at once; raises `StoreError` (nothing changed then)."""
+        if self._store is not None:
+            self._store.replace_messages(self.session_id, self._bodies(messages))
+
+    def _bodies(self, messages: Sequence[ChatMessage]) -> list[str]:
+        return [message_json(message) for message in messages]
 
 
 def message_json(message: BaseModel) -> str:

@@ -80,6 +80,8 @@ def build_agent(
         builtin_tools,
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
+        compact_at=settings.compact_at,
+        context_window=settings.context_window,
     )
     config = SessionConfig(settings.model, settings.models)
     state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background)

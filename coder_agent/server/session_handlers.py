@@ -8,9 +8,11 @@ from typing import Any
 
 import anyio
 
+from ..acp.jsonrpc import after_reply
 from ..acp.router import Router
 from ..acp.schema import (
     AgentMessageChunk,
+    AvailableCommandsUpdate,
     Empty,
     ForkSessionResponse,
     ListSessionsRequest,
@@ -25,6 +27,7 @@ from ..acp.schema import (
     SessionStateResponse,
     TextContent,
 )
+from ..agent.errors import ClientError
 from ..agent.session import Session, new_id
 from ..llm.loader import load_litellm
 from ..mcp import McpServers
@@ -67,7 +70,7 @@ class SessionHandlers:
         session = self._state.sessions.create(
             params.cwd, params.additional_directories, settings.default_mode, settings.model
         )
-        await self._attach_mcp(session, params.mcp_servers)
+        await self._attach_mcp(session, params.mcp_servers, self._announce_after_reply(session))
         self._start_preload()
         state = self._state.state_of(session)
         return NewSessionResponse(session_id=session.id, modes=state.modes, config_options=state.config_options)
@@ -75,8 +78,30 @@ class SessionHandlers:
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         _require_roots(params.cwd, params.additional_directories)
         session = self._state.sessions.restore(params.session_id, params.cwd, params.additional_directories)
-        await self._attach_mcp(session, params.mcp_servers)
+        await self._attach_mcp(session, params.mcp_servers, self._announce_after_reply(session))
         return session
+
+    def _announce_after_reply(self, session: Session) -> anyio.Event:
+        """Send the session's slash commands once the reply is out (a JetBrains client hangs on them before it);
+        the event is set then, for the MCP servers' prompts, which may come later."""
+        replied = anyio.Event()
+
+        async def announce() -> None:
+            replied.set()
+            await self._announce_commands(session)
+
+        if not after_reply(announce):  # called directly (the headless run): there is no reply to wait for
+            replied.set()
+        return replied
+
+    async def _announce_commands(self, session: Session) -> None:
+        if self._state.sessions.live.get(session.id) is not session:
+            return  # closed or deleted meanwhile
+        commands = await self._state.turns.commands.available(session)
+        try:
+            await session.publish(AvailableCommandsUpdate(available_commands=commands), keep=False)
+        except ClientError as exc:
+            log.info("could not send the commands of %s: %s", session.id, exc.message)
 
     async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
         session = await self._restore(params)
@@ -118,11 +143,11 @@ class SessionHandlers:
         if directories is None:  # the fork lives where its source does
             directories = source.additional_directories
         fork = self._state.sessions.fork(source, params.cwd, directories)
-        await self._attach_mcp(fork, params.mcp_servers)
+        await self._attach_mcp(fork, params.mcp_servers, self._announce_after_reply(fork))
         state = self._state.state_of(fork)
         return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)
 
-    async def _attach_mcp(self, session: Session, servers: Sequence[McpServer]) -> None:
+    async def _attach_mcp(self, session: Session, servers: Sequence[McpServer], replied: anyio.Event) -> None:
         """Connect the session's MCP servers in the background: nobody waits for them here."""
         if not servers:
             await session.replace_tool_source(None)

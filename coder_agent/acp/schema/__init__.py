@@ -27,6 +27,7 @@ from .content import (
 )
 from .initialize import (
     ClientCapabilities,
+    ClientSessionCapabilities,
     Implementation,
     InitializeRequest,
 )
@@ -60,6 +61,11 @@ from .session import (
 from .updates import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
+    CompactionStatus,
+    CompactionUpdate,
     ConfigOptionUpdate,
     ContentToolCallContent,
     Cost,
@@ -85,8 +91,14 @@ __all__ = [
     "AgentMessageChunk",
     "AgentThoughtChunk",
     "AudioContent",
+    "AvailableCommand",
+    "AvailableCommandInput",
+    "AvailableCommandsUpdate",
     "BlobResourceContents",
     "ClientCapabilities",
+    "ClientSessionCapabilities",
+    "CompactionStatus",
+    "CompactionUpdate",
     "ConfigOptionUpdate",
     "ContentBlock",
     "ContentToolCallContent",

@@ -20,9 +20,18 @@ class FileSystemCapabilities(Wire):
     write_text_file: bool = False
 
 
+class ClientSessionCapabilities(Wire):
+    compaction: dict[str, Any] | None = None  # unstable: `{}` when the client takes `compaction_update`s
+
+
 class ClientCapabilities(Wire):
     fs: FileSystemCapabilities = Field(default_factory=FileSystemCapabilities)
     terminal: bool = False
+    session: ClientSessionCapabilities | None = None
+
+    @property
+    def compaction_updates(self) -> bool:
+        return self.session is not None and self.session.compaction is not None
 
 
 class InitializeRequest(Wire):
