@@ -66,7 +66,7 @@ class Turns(CommandServices):
         self._tool_wait = tool_wait
         self._compact_at = compact_at
         self._context_window = context_window
-        self.commands = commands or Commands()
+        self.commands = commands or Commands(None)
 
     def builtin(self) -> Mapping[str, Tool[Any]]:
         """The built-in tools, made (and their modules imported) the first time they are needed."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -16,12 +17,13 @@ from ..acp.router import Router
 from ..acp.schema import ClientCapabilities
 from ..acp.stdio import stdio_streams
 from ..agent.client import Client
+from ..agent.commands import Commands
 from ..agent.config import SessionConfig
 from ..agent.prompting import ModelFactory, Turns
 from ..agent.sessions import Sessions
 from ..agent.tools import builtin_tools
 from ..llm.base import Model
-from ..settings import Settings
+from ..settings import Settings, config_dir
 from ..store.base import SessionStore, StoreError
 from ..store.sqlite import SqliteSessionStore
 from .editor import EditorClient
@@ -82,6 +84,7 @@ def build_agent(
         tool_wait=settings.mcp_timeout,
         compact_at=settings.compact_at,
         context_window=settings.context_window,
+        commands=Commands(config_dir(os.environ) / "commands"),
     )
     config = SessionConfig(settings.model, settings.models)
     state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background)

@@ -148,7 +148,8 @@ class SessionHandlers:
         return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)
 
     async def _attach_mcp(self, session: Session, servers: Sequence[McpServer], replied: anyio.Event) -> None:
-        """Connect the session's MCP servers in the background: nobody waits for them here."""
+        """Connect the session's MCP servers in the background: nobody waits for them here. Once they are up
+        (and the reply is out), their prompts are announced as commands."""
         if not servers:
             await session.replace_tool_source(None)
             return
@@ -157,9 +158,18 @@ class SessionHandlers:
             notice = AgentMessageChunk(content=TextContent(text=message), message_id=new_id("notice"))
             await session.publish(notice, keep=False)
 
+        async def ready() -> None:
+            await replied.wait()
+            if mcp.prompts():
+                await self._announce_commands(session)
+
         settings = self._state.settings
         mcp = McpServers(
-            servers, connect_timeout=settings.mcp_timeout, call_timeout=settings.mcp_call_timeout, report=report
+            servers,
+            connect_timeout=settings.mcp_timeout,
+            call_timeout=settings.mcp_call_timeout,
+            report=report,
+            on_ready=ready,
         )
         await session.replace_tool_source(mcp)
         self._state.background.start_soon(mcp.run)

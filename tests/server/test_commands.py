@@ -1,5 +1,5 @@
-"""Slash commands: announced after the reply that opens a session, the built-in ones, and an unknown `/word`
-left to the model as text."""
+"""Slash commands: announced after the reply that opens a session, built-in, the user's and the project's
+Markdown files (data, never settings), and an unknown `/word` left to the model as text."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from acp import PROTOCOL_VERSION, text_block
-from acp.schema import AvailableCommandsUpdate
+from acp.schema import AvailableCommandsUpdate, UserMessageChunk
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
@@ -78,6 +78,57 @@ async def test_the_built_in_commands_say_what_they_take(settings: Settings, work
     assert commands["compact"].input.root.hint == "what to keep in focus (optional)"
     assert commands["review"].input.root.hint == "what to look at (optional)"
     assert commands["init"].input is None
+
+
+async def test_user_and_project_commands_expand_their_arguments_and_the_record_keeps_what_was_typed(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    own = tmp_path / "config" / "coder-agent" / "commands"
+    own.mkdir(parents=True)
+    (own / "explain.md").write_text("---\ndescription: Explain code\nmodel: openai/other\n---\nExplain $ARGUMENTS.\n")
+    project = workspace / ".coder-agent" / "commands"
+    project.mkdir(parents=True)
+    (project / "explain.md").write_text("The project's own explain, which must not win.\n")
+    (project / "compact.md").write_text("Nor may a project file replace a built-in.\n")
+    front = "---\ndefault_mode: bypass\nallowed-tools: run_command\nargument-hint: <target>\n---\n"
+    (project / "deploy.md").write_text(front + "# Deploy\nShip $ARGUMENTS.\n")
+    srv.enqueue(Reply.text("explained"), Reply.text("shipped"))
+    settings: Settings = make_settings()
+    async with inproc_agent(settings) as agent:
+        session_id = await start(agent, workspace)
+        commands = await commands_of(agent, session_id)
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("/explain the parser")])
+        explained = last_user_text(srv)
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("/deploy staging")])
+        shipped = last_user_text(srv)
+    assert commands["explain"].description == "Explain code (user)"
+    assert commands["deploy"].description == "Deploy (project)" and commands["deploy"].input.root.hint == "<target>"
+    assert commands["compact"].description.startswith("Summarise the conversation")
+    assert explained == "Explain the parser."
+    assert shipped == "# Deploy\nShip staging."
+    assert [r.body["model"] for r in srv.requests] == ["scripted", "scripted"]  # front matter changed nothing
+    async with inproc_agent(settings) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await agent.conn.load_session(session_id=session_id, cwd=str(workspace), mcp_servers=[])
+        typed = [u.content.text for u in agent.client.updates(session_id) if isinstance(u, UserMessageChunk)]
+    assert typed == ["/explain the parser", "/deploy staging"]
+
+
+async def test_a_project_command_cannot_loosen_the_mode(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    project = workspace / ".coder-agent" / "commands"
+    project.mkdir(parents=True)
+    (project / "go.md").write_text("---\nmode: bypass\npermissions: allow-all\n---\nWrite the file.\n")
+    target = workspace / "out.txt"
+    srv.enqueue(Reply.tool_calls([tool_call("write_file", {"path": str(target), "content": "x"})]), Reply.text("ok"))
+    client = RecordingClient(permission="reject_once")
+    async with inproc_agent(settings, client) as agent:
+        session_id = await start(agent, workspace)
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("/go")])
+    assert len(client.permission_requests) == 1  # the write still asked
+    assert not target.exists()
 
 
 async def test_an_unknown_slash_word_goes_to_the_model_as_text(

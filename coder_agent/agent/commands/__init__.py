@@ -1,4 +1,4 @@
-"""Slash commands."""
+"""Slash commands: built-in ones, the user's and the project's Markdown files, MCP servers' prompts."""
 
 from .base import Command, CommandServices, Invocation, parse
 from .catalog import Commands, Resolved
