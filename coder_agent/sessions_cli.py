@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import datetime
 import difflib
+import functools
 import json
 import os
 import sqlite3
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from .agent.blobs import expand
 from .settings import Settings, SettingsError
 from .store.base import SessionRecord, StoreError
 from .store.sqlite import SqliteSessionStore
@@ -129,10 +131,11 @@ def cmd_list(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -
 
 def cmd_export(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -> int:
     record = find(store, args.id)
+    lookup = functools.partial(store.blob, record.id)  # images are stored once, as blobs: put them back
     document = {
         "session": dataclasses.asdict(record),
-        "messages": [parse(body) for body in store.messages(record.id)],
-        "updates": [parse(body) for body in store.updates(record.id)],
+        "messages": [parse(expand(body.encode(), lookup)) for body in store.messages(record.id)],
+        "updates": [parse(expand(body, lookup)) for body in store.updates(record.id)],
     }
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if args.output:

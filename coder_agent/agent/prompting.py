@@ -19,6 +19,7 @@ from .client import Client
 from .commands import Commands, CommandServices
 from .compactor import Compactor
 from .errors import AgentError, Busy, ClientError, NotConfigured
+from .images import refuse_unseen_images
 from .session import LastTurn, Session, new_id
 from .sessions import Sessions, now
 from .titles import title_from_prompt
@@ -104,6 +105,7 @@ class Turns(CommandServices):
         """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
         if session.model is None:
             raise NotConfigured(NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
+        refuse_unseen_images(session.model, blocks)
         await _wait_for_cancelled_turn(session)
         model = self._model_for(session.model, session.thought_level)
         ended = LastTurn("error", "the turn stopped unexpectedly")

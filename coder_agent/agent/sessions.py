@@ -5,11 +5,13 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Sequence
+from functools import partial
 
 from pydantic import TypeAdapter, ValidationError
 
 from ..llm.messages import ChatMessage
 from ..store.base import SessionRecord, SessionStore, StoreError
+from .blobs import expand
 from .client import Client
 from .errors import InvalidInput, SessionNotFound, StoreUnavailable
 from .permissions import PermissionRules
@@ -168,7 +170,7 @@ class Sessions:
         history: list[ChatMessage] = []
         for body in store.messages(session_id):
             try:
-                history.append(_MESSAGE.validate_json(body))
+                history.append(_MESSAGE.validate_json(expand(body.encode(), partial(store.blob, session_id))))
             except ValidationError as exc:
                 log.warning("skipping an unreadable stored message of %s: %s", session_id, exc)
         return history
@@ -178,8 +180,9 @@ class Sessions:
         store = self._require_store()
         sent = 0
         batch: list[bytes] = []
+        lookup = partial(store.blob, session.id)
         for body in store.updates(session.id):
-            batch.append(body)
+            batch.append(expand(body, lookup))
             if len(batch) == REPLAY_BATCH:
                 await self._client.replay_updates(session.id, batch)
                 sent += len(batch)
