@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import ToolCallProgress, ToolCallStart, UsageUpdate
@@ -44,6 +45,11 @@ async def start(agent: InprocAgent, workspace: Path) -> str:
 def compactions(updates: list[Any]) -> list[Any]:
     """The compactions' final states, as the editor was shown them."""
     return [u for u in updates if isinstance(u, ToolCallProgress) and u.tool_call_id.startswith("compact_")]
+
+
+def compaction_started(agent: InprocAgent, session_id: str) -> bool:
+    updates = agent.client.updates(session_id)
+    return any(isinstance(u, ToolCallStart) and u.tool_call_id.startswith("compact_") for u in updates)
 
 
 def stored_messages(home: Path, session_id: str) -> list[dict[str, Any]]:
@@ -210,3 +216,36 @@ async def test_a_tool_result_is_cut_to_a_share_of_the_window_and_the_model_is_to
     assert answer["role"] == "tool"
     assert len(answer["content"]) <= WINDOW * 0.1 * 4 + 300
     assert "characters cut here, to fit the model's context window" in answer["content"]
+
+
+async def test_a_compaction_cancelled_midway_leaves_the_history_as_it_was_and_says_so(
+    tmp_path: Path, workspace: Path, notes: Path
+) -> None:
+    worker = WorkerModel(str(notes))
+
+    def respond(request: Any) -> Reply:
+        if SUMMARY_MARK in str(request.body["messages"][0]["content"]):
+            return Reply.stall(30, after_text=["Tasks "])
+        return worker(request)
+
+    with ScriptedModelServer(respond=respond, count_prompt_tokens=True) as server:
+        settings = agent_settings(tmp_path / "home", server.url, default_mode="bypass")
+        async with inproc_agent(settings) as agent:
+            session_id = await start(agent, workspace)
+            for n in range(1, 3):
+                await agent.conn.prompt(session_id=session_id, prompt=[text_block(task(n))])
+            before = stored_messages(settings.home, session_id)
+            async with anyio.create_task_group() as tasks:
+
+                async def compact() -> None:
+                    response = await agent.conn.prompt(session_id=session_id, prompt=[text_block("/compact")])
+                    assert response.stop_reason == "cancelled"
+
+                tasks.start_soon(compact)
+                await agent.client.wait_for(lambda: compaction_started(agent, session_id), timeout=30)
+                await agent.conn.cancel(session_id=session_id)
+            updates = agent.client.updates(session_id)
+            after = stored_messages(settings.home, session_id)
+    [cancelled] = compactions(updates)
+    assert cancelled.status == "failed" and cancelled.content[0].content.text.startswith("Cancelled")
+    assert after == before
