@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import functools
 import json
 import os
 import sqlite3
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .acp.schema import CurrentModeUpdate, PlanUpdate, SessionUpdate, UsageUpdate, UserMessageChunk
+from .agent.blobs import expand
 from .settings import Settings, SettingsError
 from .store.base import SessionRecord, StoreError
 from .store.sqlite import SqliteSessionStore
@@ -126,10 +128,11 @@ def cmd_list(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -
 
 def cmd_export(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -> int:
     record = find(store, args.id)
+    lookup = functools.partial(store.blob, record.id)  # images are stored once, as blobs: put them back
     document = {
         "session": dataclasses.asdict(record),
-        "messages": [parse(body) for body in store.messages(record.id)],
-        "updates": [parse(body) for body in store.updates(record.id)],
+        "messages": [parse(expand(body.encode(), lookup)) for body in store.messages(record.id)],
+        "updates": [parse(expand(body, lookup)) for body in store.updates(record.id)],
     }
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if args.output:
@@ -237,7 +240,8 @@ def cmd_show(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -
     ended = how_it_ended(record)
     if ended:
         console.print(Text(ended))
-    updates, unreadable = stored_updates(store.updates(record.id))
+    lookup = functools.partial(store.blob, record.id)  # images are stored once, as blobs: put them back
+    updates, unreadable = stored_updates(expand(body, lookup) for body in store.updates(record.id))
     view = RichOutput(console, console, record.cwd, live=False)
     usage: UsageUpdate | None = None
     for update in one_plan_per_turn(updates):

@@ -86,6 +86,12 @@ class Settings(BaseModel):
     mcp_config: list[str] = Field(
         default_factory=list, description="MCP config files (.mcp.json format) to use besides your own mcp.json"
     )
+    compact_at: float = Field(
+        default=0.8, gt=0, le=1, description="Fraction of the context window in use that starts a compaction"
+    )
+    context_window: int | None = Field(
+        default=None, ge=1000, description="The model's context window in tokens; else litellm's figure or 128000"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).

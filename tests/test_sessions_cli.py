@@ -261,3 +261,17 @@ def test_a_session_whose_last_turn_failed_or_was_cancelled_says_so_in_list_and_s
     assert listed["sess_bad"]["last_turn"] == failed
     assert main(["show", "sess_bad"]) == 0
     assert "last turn failed: The model provider failed (500): boom" in capsys.readouterr().out
+
+
+def test_export_puts_an_image_stored_once_back_in_its_update_and_its_message(
+    store: SqliteSessionStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.put_blob("sess_1", "a" * 64, "aGVsbG8=")
+    reference = "coder-agent-blob:" + "a" * 64
+    image = {"type": "image", "data": reference, "mimeType": "image/png"}
+    store.append_update("sess_1", json.dumps({"sessionUpdate": "user_message_chunk", "content": image}).encode())
+    store.append_messages("sess_1", [json.dumps({"role": "user", "parts": [{"type": "image", "data": reference}]})])
+    assert main(["export", "sess_1"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    assert exported["updates"][-1]["content"]["data"] == "aGVsbG8="
+    assert exported["messages"][-1]["parts"][0]["data"] == "aGVsbG8="

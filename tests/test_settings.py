@@ -153,3 +153,15 @@ def test_a_start_folder_dotenv_without_our_variables_or_one_of_the_users_own_get
     own = user_home / ".config" / "coder-agent"
     write(own / ".env", "OPENAI_API_KEY=sk-mine\n")
     assert workspace_dotenv_warning(own, environ(user_home)) is None
+
+
+def test_the_compaction_threshold_and_the_context_window_are_read_and_checked(user_home: Path) -> None:
+    settings = Settings.load(environ(user_home, CODER_AGENT_COMPACT_AT="0.5", CODER_AGENT_CONTEXT_WINDOW="32000"))
+    assert (settings.compact_at, settings.context_window) == (0.5, 32000)
+    assert (Settings.load(environ(user_home)).compact_at, Settings.load(environ(user_home)).context_window) == (
+        0.8,
+        None,
+    )
+    bad = Settings.load(environ(user_home, CODER_AGENT_COMPACT_AT="1.5", CODER_AGENT_CONTEXT_WINDOW="10"), lenient=True)
+    assert set(bad.problems) == {"CODER_AGENT_COMPACT_AT", "CODER_AGENT_CONTEXT_WINDOW"}
+    assert (bad.compact_at, bad.context_window) == (0.8, None)

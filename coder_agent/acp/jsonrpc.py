@@ -12,7 +12,8 @@ import itertools
 import json
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,6 +28,24 @@ from .lines import LineTooLong, read_lines
 log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
+
+
+AfterReply = Callable[[], Awaitable[None]]
+_after_reply: ContextVar[list[AfterReply] | None] = ContextVar("after_reply", default=None)
+
+
+def after_reply(callback: AfterReply) -> bool:
+    """Run `callback` right after the reply to the request being handled is written, if it succeeded.
+
+    For what a client must see only once it has the reply (ACP: `available_commands_update` after the
+    `session/new` result). The callbacks run in order, in the request's task. Returns False, and schedules
+    nothing, outside a request a connection dispatched (a handler called directly, as the headless run does).
+    """
+    callbacks = _after_reply.get()
+    if callbacks is None:
+        return False
+    callbacks.append(callback)
+    return True
 
 
 class Dispatcher(Protocol):
@@ -248,6 +267,8 @@ class Connection:
         tg.start_soon(self._run_request, scope, key, request_id, method, params)
 
     async def _run_request(self, scope: anyio.CancelScope, key: str, request_id: Any, method: str, params: Any) -> None:
+        callbacks: list[AfterReply] = []
+        _after_reply.set(callbacks)  # this task's own context: the handler's `after_reply` calls land here
         try:
             with scope:
                 try:
@@ -259,6 +280,11 @@ class Connection:
                     await self._reply(request_id, error=RequestError.internal_error(f"{type(exc).__name__}: {exc}"))
                 else:
                     await self._reply(request_id, result=result)
+                    for callback in callbacks:
+                        try:
+                            await callback()
+                        except Exception:
+                            log.exception("after the reply to %s", method)
             if scope.cancelled_caught:
                 await self._reply(request_id, error=RequestError.cancelled())
         finally:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..store.base import StoreError
-from ..store.checkpoints import FileEntry, SqliteCheckpoints, Version, content_hash
+from ..store.checkpoints import FileEntry, SqliteCheckpoints, TurnRecord, Version, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -86,13 +86,13 @@ class Checkpoints:
         self._touched: list[str] = []
         self._befores: dict[str, bytes | None] = {}  # this turn's prior contents (for the summary)
 
-    def begin_turn(self, messages_before: int) -> None:
+    def begin_turn(self, messages_before: int, compactions: int = 0) -> None:
         self.turn, self._touched, self._befores = None, [], {}
         if self._store is None:
             return
         try:
             updates = self._store.update_count(self._session_id)
-            self.turn = self._store.begin_turn(self._session_id, messages_before, updates)
+            self.turn = self._store.begin_turn(self._session_id, messages_before, updates, compactions)
         except StoreError as exc:
             log.error("no checkpoint for this turn: %s", exc)
 
@@ -207,11 +207,9 @@ class Checkpoints:
         await write(path, data)
         report.restored.append(path)
 
-    def turn_records(self) -> list[tuple[int, int, int]]:
-        """(turn, messages before it, updates before it) of every recorded turn, oldest first."""
-        if self._store is None:
-            return []
-        return [(t.turn, t.messages_before, t.updates_before) for t in self._store.turns(self._session_id)]
+    def turn_records(self) -> list[TurnRecord]:
+        """Every recorded turn of the session, oldest first."""
+        return [] if self._store is None else self._store.turns(self._session_id)
 
     def forget_from(self, turn: int, updates_keep: int) -> None:
         """The conversation goes back to before `turn`: its records and its replay log go."""

@@ -69,6 +69,11 @@ class Client(Protocol):
         (`TerminalContent`). An editor must never be sent the id of a terminal it does not know."""
         ...
 
+    def takes_compaction_updates(self) -> bool:
+        """Whether the client advertised `session.compaction` (unstable): only then may it be sent
+        `compaction_update`s; otherwise a compaction is shown as a tool call."""
+        ...
+
     async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
         """The output so far (its end, when it outgrew the limit), and the exit status once it exited."""
         ...

@@ -14,22 +14,19 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..acp.schema import (
-    AgentMessageChunk,
-    ContentBlock,
-    SessionInfoUpdate,
-    StopReason,
-    TextContent,
-    UserMessageChunk,
-)
+from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
 from .checkpoints import UndoReport
 from .client import Client
+from .commands import Commands, CommandServices
+from .compactor import Compactor
 from .errors import AgentError, Busy, ClientError, InvalidInput, NotConfigured
+from .images import refuse_unseen_images
 from .session import LastTurn, Session, new_id
 from .sessions import Sessions, now
 from .titles import title_from_prompt
+from .window import ContextPolicy, tools_tokens, window_of
 
 if TYPE_CHECKING:
     from .tools.base import Tool
@@ -56,8 +53,8 @@ ModelFactory = Callable[[str, str | None], Model]
 """(litellm model string, reasoning effort or None) -> a Model."""
 
 
-class Turns:
-    """Runs the prompt turns of every session."""
+class Turns(CommandServices):
+    """Runs the prompt turns of every session, slash commands included."""
 
     def __init__(
         self,
@@ -68,6 +65,9 @@ class Turns:
         *,
         max_turn_requests: int,
         tool_wait: float,
+        compact_at: float = 0.8,
+        context_window: int | None = None,
+        commands: Commands | None = None,
     ) -> None:
         self._client = client
         self._sessions = sessions
@@ -76,6 +76,9 @@ class Turns:
         self._tools: dict[str, Tool[Any]] | None = None
         self._max_turn_requests = max_turn_requests
         self._tool_wait = tool_wait
+        self._compact_at = compact_at
+        self._context_window = context_window
+        self.commands = commands or Commands(None)
 
     def builtin(self) -> Mapping[str, Tool[Any]]:
         """The built-in tools, made (and their modules imported) the first time they are needed."""
@@ -88,10 +91,32 @@ class Turns:
             return self.builtin()
         return {**self.builtin(), **{tool.name: tool for tool in session.tool_source.tools()}}
 
+    def policy(self, session: Session) -> ContextPolicy:
+        """The session's model's context window, and when to compact it."""
+        return ContextPolicy(window_of(session.model or "", self._context_window), self._compact_at)
+
+    def compactor(self, session: Session, tools: Mapping[str, Tool[Any]] | None = None) -> Compactor:
+        """Summaries are written by the session's model, without a thinking level (they need none)."""
+        assert session.model is not None
+        specs = [tool.spec() for tool in (tools or {}).values()]
+        model = self._model_for(session.model, None)
+        return Compactor(session, model, self._client, self.policy(session), tools_tokens(specs))
+
+    async def compact(self, session: Session, focus: str) -> StopReason:
+        """`/compact`: summarise the older turns now (raises `CompactionFailed` if that fails)."""
+        await self._ensure_system_prompt(session)
+        compactor = self.compactor(session, self.tools_for(session))
+        done = await compactor.compact(None, why="asked", focus=focus, keep_least=True)
+        if done is None:
+            note = "Nothing to compact yet: the conversation is no longer than what is kept verbatim."
+            await session.publish(AgentMessageChunk(content=TextContent(text=note), message_id=new_id("msg")))
+        return "end_turn"
+
     async def prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
         if session.model is None:
             raise NotConfigured(NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
+        refuse_unseen_images(session.model, blocks)
         await _wait_for_cancelled_turn(session)
         model = self._model_for(session.model, session.thought_level)
         ended = LastTurn("error", "the turn stopped unexpectedly")
@@ -123,31 +148,43 @@ class Turns:
         if session.checkpoints is None:
             return None
         turn_files = TurnFiles(session.checkpoints, Files(self._client, session.id), session.roots)
-        turn_files.begin(len(session.history))
+        turn_files.begin(len(session.history), session.compactions.count)
         return turn_files
+
+    async def _ensure_system_prompt(self, session: Session) -> None:
+        from .environment import system_prompt
+
+        if not session.system_prompt:
+            session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
 
     async def _turn(
         self, session: Session, blocks: Sequence[ContentBlock], model: Model, turn_files: TurnFiles | None
     ) -> StopReason:
         # Imported here, not at the top: `session/new` is answered without the turn's machinery and the tools.
         from .context import user_message_from_prompt
-        from .environment import system_prompt
         from .turn import run_turn
 
-        if not session.system_prompt:
-            session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
-        user = await user_message_from_prompt(blocks, self._client, session.id)
+        await self._ensure_system_prompt(session)
+        resolved = await self.commands.resolve(session, blocks)
+        model_blocks: Sequence[ContentBlock] = blocks
+        if resolved is not None and resolved.command.expand is not None:
+            text = await resolved.command.expand(session, resolved.invocation.arguments)
+            model_blocks = [TextContent(text=text), *resolved.invocation.rest]
+        user = await user_message_from_prompt(model_blocks, self._client, session.id)
         if session.notes:  # what happened between the turns that the model must know (files undone ...)
             notes = "\n".join(f"[{note}]" for note in session.notes)
             user = user.model_copy(update={"parts": [TextPart(text=notes), *user.parts]})
             session.notes = []
         message_id = new_id("user")
-        for block in blocks:  # the editor shows the prompt already; keep it for replay
+        for block in blocks:  # the editor shows the prompt already (as typed); keep it for replay
             session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+        if resolved is not None and resolved.command.action is not None:
+            return await resolved.command.action(session, resolved.invocation.arguments, self)
         if session.tool_source is not None:
             await session.tool_source.wait_ready(self._tool_wait)
         tools = self.tools_for(session)
-        return await run_turn(session, user, model, self._client, tools, self._max_turn_requests, turn_files)
+        compactor = self.compactor(session, tools)
+        return await run_turn(session, user, model, self._client, tools, self._max_turn_requests, compactor, turn_files)
 
     async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock], turn_files: TurnFiles | None) -> None:
         """Sum up the files the turn changed, name the session after its first exchange, and save its state."""
@@ -201,15 +238,19 @@ class Turns:
         if session.turn_scope is not None:
             raise Busy("Invalid params: a prompt is running in this session; rewind after it ends")
         records = session.checkpoints.turn_records() if session.checkpoints is not None else []
-        if turns < 1 or turns > len(records):
-            raise InvalidInput(f"Invalid params: there are {len(records)} turns to rewind, not {turns}")
+        since_compaction = [r for r in records if r.compactions_before == session.compactions.count]
+        if turns < 1 or turns > len(since_compaction):
+            what = f"{len(since_compaction)} turns can be rewound"
+            if len(since_compaction) < len(records):
+                what += " (the conversation was compacted before the others)"
+            raise InvalidInput(f"Invalid params: {what}, not {turns}")
         assert session.checkpoints is not None
-        first, messages_before, updates_before = records[-turns]
+        first = since_compaction[-turns]
         files = Files(self._client, session.id)
-        numbers = [turn for turn, _, _ in records[-turns:]]
+        numbers = [record.turn for record in since_compaction[-turns:]]
         report = await session.checkpoints.undo(read_bytes, files.put_bytes, force=force, numbers=numbers)
-        session.forget_from(messages_before)
-        session.checkpoints.forget_from(first, updates_before)
+        session.forget_from(first.messages_before)
+        session.checkpoints.forget_from(first.turn, first.updates_before)
         if report.changed_since or report.not_kept:
             session.notes.append(report.for_model())
         self._sessions.save(session)

@@ -16,6 +16,7 @@ from ..acp.schema import ContentToolCallContent, TextContent, ToolCallProgress
 from ..llm.messages import AssistantMessage, ChatMessage, ToolMessage, UserMessage
 from .history import missing_answers
 
+COMPACTION_PREFIX = "compact_"  # the id of a compaction's tool call (`compactor.py`)
 INTERRUPTED = "Interrupted: the agent stopped before this call finished; it may or may not have taken effect."
 
 
@@ -43,6 +44,8 @@ def _last_turn(log: Iterable[bytes]) -> tuple[dict[str, list[str]], dict[str, st
             texts.setdefault(update.get("messageId") or "", []).append(update["content"]["text"])
         elif kind in ("tool_call", "tool_call_update") and "status" in update:
             statuses[update["toolCallId"]] = update["status"]
+            if update["status"] == "completed" and str(update["toolCallId"]).startswith(COMPACTION_PREFIX):
+                texts.clear()  # a compaction took what was said before it into its summary
     return texts, statuses
 
 

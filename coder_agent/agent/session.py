@@ -37,6 +37,25 @@ class LastTurn:
 
 
 @dataclass
+class CompactionStats:
+    """How often the session was compacted, and what the summaries cost in model tokens."""
+
+    count: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def state(self) -> dict[str, int]:
+        return {"count": self.count, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+    @classmethod
+    def from_state(cls, state: object) -> CompactionStats:
+        if not isinstance(state, dict):
+            return cls()
+        values = {key: state.get(key) for key in ("count", "prompt_tokens", "completion_tokens")}
+        return cls(**{key: value for key, value in values.items() if isinstance(value, int)})
+
+
+@dataclass
 class Session:
     id: str
     cwd: str
@@ -59,12 +78,22 @@ class Session:
     checkpoints: Checkpoints | None = None  # its turns' files, kept for undo
     notes: list[str] = field(default_factory=list)  # for the model, with the next prompt (what was undone ...)
     deleted: bool = False
+    # Tokens in context at the last model call (its usage), which saw `history[:context_mark]`; None: not measured
+    context_tokens: int = 0
+    context_mark: int | None = None
+    compactions: CompactionStats = field(default_factory=lambda: CompactionStats())
 
     def add(self, message: ChatMessage) -> None:
         """Append to the conversation, and keep it."""
         self.history.append(message)
         if self.transcript is not None:
             self.transcript.keep_messages([message])
+
+    def replace_history(self, history: list[ChatMessage]) -> None:
+        """Put `history` in place of the conversation, kept at once (raises `StoreError`; then nothing changed)."""
+        if self.transcript is not None:
+            self.transcript.replace_messages(history)
+        self.history = history
 
     def forget_from(self, index: int) -> None:
         """Drop the conversation from `index` on (the model never sees it again)."""

@@ -5,19 +5,21 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Sequence
+from functools import partial
 
 from pydantic import TypeAdapter, ValidationError
 
 from ..llm.messages import ChatMessage
 from ..store.base import SessionRecord, SessionStore, StoreError
 from ..store.checkpoints import SqliteCheckpoints
+from .blobs import expand
 from .checkpoints import Checkpoints
 from .client import Client
 from .errors import InvalidInput, SessionNotFound, StoreUnavailable
 from .lasting_rules import RuleBook
 from .permissions import PermissionRules
 from .repair import looks_interrupted, repair
-from .session import LastTurn, Session, new_id
+from .session import CompactionStats, LastTurn, Session, new_id
 from .transcript import Transcript, message_json
 
 log = logging.getLogger(__name__)
@@ -109,6 +111,7 @@ class Sessions:
             state={
                 "rules": _rules_state(session.rules),
                 "cost_usd": session.cost_usd,
+                **({"compactions": session.compactions.state()} if session.compactions.count else {}),
                 **({"last_turn": session.last_turn.state()} if session.last_turn else {}),
                 **({"notes": list(session.notes)} if session.notes else {}),
             },
@@ -147,6 +150,7 @@ class Sessions:
                 cost_usd=float(record.state.get("cost_usd", 0.0)),
                 last_turn=_last_turn_from(record.state.get("last_turn")),
                 notes=[str(note) for note in record.state.get("notes", []) if isinstance(note, str)],
+                compactions=CompactionStats.from_state(record.state.get("compactions")),
             )
             session.history = self._stored_history(store, session_id)
             session.transcript = Transcript(session_id, self._client, store)
@@ -180,7 +184,7 @@ class Sessions:
         history: list[ChatMessage] = []
         for body in store.messages(session_id):
             try:
-                history.append(_MESSAGE.validate_json(body))
+                history.append(_MESSAGE.validate_json(expand(body.encode(), partial(store.blob, session_id))))
             except ValidationError as exc:
                 log.warning("skipping an unreadable stored message of %s: %s", session_id, exc)
         return history
@@ -190,8 +194,9 @@ class Sessions:
         store = self._require_store()
         sent = 0
         batch: list[bytes] = []
+        lookup = partial(store.blob, session.id)
         for body in store.updates(session.id):
-            batch.append(body)
+            batch.append(expand(body, lookup))
             if len(batch) == REPLAY_BATCH:
                 await self._client.replay_updates(session.id, batch)
                 sent += len(batch)

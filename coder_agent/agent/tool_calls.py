@@ -52,11 +52,16 @@ class _Call:
     answer: str | None = None  # what the model will read; None until the call is settled
 
 
-def _capped(text: str) -> str:
-    if len(text) <= MAX_OUTPUT_CHARS:
+def _capped(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """At most `limit` characters: the start and the end, and a note of the cut in the middle."""
+    if len(text) <= limit:
         return text
-    half = MAX_OUTPUT_CHARS // 2
-    return f"{text[:half]}\n... [{len(text) - MAX_OUTPUT_CHARS} characters omitted] ...\n{text[-half:]}"
+    half = limit // 2
+    note = (
+        f"[{len(text) - limit} characters cut here, to fit the model's context window. For the missing part, "
+        "run it again with narrower output (a filter, a range of lines) or read the file in parts.]"
+    )
+    return f"{text[:half]}\n... {note} ...\n{text[-half:]}"
 
 
 class ToolCallRunner:
@@ -65,11 +70,14 @@ class ToolCallRunner:
         session: Session,
         client: Client,
         tools: Mapping[str, Tool[Any]],
+        *,
+        output_chars: int = MAX_OUTPUT_CHARS,  # the longest result the model is given (a share of its window)
         turn_files: TurnFiles | None = None,
     ) -> None:
         self._session = session
         self._client = client
         self._tools = tools
+        self._output_chars = min(output_chars, MAX_OUTPUT_CHARS)
         self._files = Files(client, session.id)
         self._turn_files = turn_files
 
@@ -317,7 +325,7 @@ class ToolCallRunner:
         if any(isinstance(item, TerminalContent) for item in content):
             # The terminal is gone by the time a session is replayed: keep its output as text.
             replay_as = update.model_copy(update={"content": [text_content(_capped(result.output))]})
-        call.answer = _capped(result.output)  # first: the history needs it even if the editor cannot be told
+        call.answer = _capped(result.output, self._output_chars)  # first: the history needs it regardless
         await self._session.publish(update, replay_as=replay_as)
 
 

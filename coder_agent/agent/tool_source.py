@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from .tools.base import Tool
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class SourcePrompt:
+    """A prompt the source offers (an MCP server's `prompts/list`), under the name the user types after `/`."""
+
+    name: str
+    description: str
+    arguments: tuple[PromptArgument, ...] = ()
 
 
 class ToolSource(Protocol):
@@ -13,6 +30,14 @@ class ToolSource(Protocol):
 
     def tools(self) -> list[Tool[Any]]:
         """The tools available now."""
+        ...
+
+    def prompts(self) -> list[SourcePrompt]:
+        """The prompts available now (offered to the user as slash commands)."""
+        ...
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """The text of the prompt `name` with `arguments`; raises `AgentError` saying why it cannot be had."""
         ...
 
     async def wait_ready(self, timeout: float) -> None:

@@ -12,6 +12,7 @@ from ..acp.schema import SessionUpdate
 from ..llm.messages import ChatMessage
 from ..store.base import SessionStore, StoreError
 from ..unicode import dumps
+from .blobs import stored_message, stored_update
 from .client import Client
 
 log = logging.getLogger(__name__)
@@ -27,11 +28,15 @@ class Transcript:
         """Stop keeping anything (the session was deleted)."""
         self._store = None
 
+    def _keep_blob(self, key: str, data: str) -> None:
+        if self._store is not None:
+            self._store.put_blob(self.session_id, key, data)
+
     def _keep(self, update: SessionUpdate) -> None:
         if self._store is None:
             return
         try:
-            self._store.append_update(self.session_id, update.wire_json())
+            self._store.append_update(self.session_id, stored_update(update, self._keep_blob).wire_json())
         except StoreError as exc:
             log.error("update not saved: %s", exc)
 
@@ -57,9 +62,17 @@ class Transcript:
         if self._store is None:
             return
         try:
-            self._store.append_messages(self.session_id, [message_json(message) for message in messages])
+            self._store.append_messages(self.session_id, self._bodies(messages))
         except StoreError as exc:
             log.error("conversation not saved: %s", exc)
+
+    def replace_messages(self, messages: Sequence[ChatMessage]) -> None:
+        """Keep `messages` as the whole conversation, at once; raises `StoreError` (nothing changed then)."""
+        if self._store is not None:
+            self._store.replace_messages(self.session_id, self._bodies(messages))
+
+    def _bodies(self, messages: Sequence[ChatMessage]) -> list[str]:
+        return [message_json(stored_message(message, self._keep_blob)) for message in messages]
 
 
 def message_json(message: BaseModel) -> str:

@@ -12,12 +12,14 @@ from ..llm.base import Completion, Model, ModelError, ReasoningDelta, TextDelta
 from ..llm.messages import AssistantMessage, UserMessage
 from ..unicode import is_valid, scrub
 from .client import Client
+from .compactor import CompactionFailed, Compactor
 from .history import missing_answers
 from .session import Session, new_id
 from .tool_calls import CANCELLED, ToolCallRunner
 from .tools.base import Tool
 from .turn_files import TurnFiles
 from .usage import report_usage
+from .window import ContextPolicy, window_of
 
 log = logging.getLogger(__name__)
 
@@ -86,21 +88,36 @@ async def run_turn(
     client: Client,
     tools: Mapping[str, Tool[Any]],
     max_requests: int = 100,
+    compactor: Compactor | None = None,
     turn_files: TurnFiles | None = None,
 ) -> StopReason:
+    """Model calls and tool calls until the model stops. With a `compactor`, the conversation is compacted
+    before a call that would pass the threshold, and once more (then the call is tried again) when the
+    provider says a request does not fit."""
     turn_start = len(session.history)
     session.add(user)
-    runner = ToolCallRunner(session, client, tools, turn_files)
+    policy = compactor.policy if compactor is not None else ContextPolicy(window_of(model.name))
+    runner = ToolCallRunner(session, client, tools, output_chars=policy.tool_output_chars, turn_files=turn_files)
+    requests = 0
+    retried = False  # this call was already retried after a context-window error
     try:
-        for _ in range(max_requests):
+        while requests < max_requests:
+            if compactor is not None:
+                turn_start = await compactor.maybe_compact(turn_start)
             try:
                 completion = await stream_reply(session, model, tools)
-            except ModelError:
+            except ModelError as exc:
+                if exc.context_window and compactor is not None and not retried:
+                    retried = True
+                    turn_start = await _compact_for(compactor, turn_start, exc)
+                    continue
                 if len(session.history) == turn_start + 1:
                     # The model never answered this prompt: leave it out, or the next one would follow it unanswered.
                     session.forget_from(turn_start)
                 raise
-            await report_usage(session, model.name, completion.usage)
+            requests += 1
+            retried = False
+            await report_usage(session, completion.usage, policy.window)
             calls = completion.message.tool_calls
             if not calls:
                 stop_reason = stop_reason_for(completion.finish_reason)
@@ -115,3 +132,20 @@ async def run_turn(
         # Whatever ended the turn (a cancel before the calls started, a broken client), no call goes unanswered.
         for answer in missing_answers(session.history[turn_start:], CANCELLED):
             session.add(answer)
+
+
+async def _compact_for(compactor: Compactor, turn_start: int, error: ModelError) -> int:
+    """Compact after the provider said the conversation does not fit; the error stands if that cannot be done."""
+    try:
+        done = await compactor.compact(
+            turn_start, why="the provider said the conversation no longer fits", keep_least=True
+        )
+    except CompactionFailed as exc:
+        raise ModelError(f"{error.message} ({exc.message})", status=error.status, context_window=True) from exc
+    if done is None:
+        raise ModelError(
+            f"{error.message} (there is nothing older to summarise: the request itself is too large)",
+            status=error.status,
+            context_window=True,
+        )
+    return turn_start if done.turn_start is None else done.turn_start

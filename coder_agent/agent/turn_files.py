@@ -55,8 +55,8 @@ class TurnFiles:
         self._roots = list(roots)
         self._last: dict[str, bytes | None] = {}  # what each file the turn touched holds now, as far as we know
 
-    def begin(self, messages_before: int) -> None:
-        self._checkpoints.begin_turn(messages_before)
+    def begin(self, messages_before: int, compactions: int = 0) -> None:
+        self._checkpoints.begin_turn(messages_before, compactions)
         self._last = {}
 
     def before_edit(self, path: str, old_text: str | None, new_text: str | None) -> None:

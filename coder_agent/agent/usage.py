@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from ..acp.schema import Cost, UsageUpdate
-from ..llm import catalog
 from ..llm.base import Usage
 from .session import Session
-
-# Used when litellm does not know the model (a local or custom one): the window most current models have.
-FALLBACK_CONTEXT_WINDOW = 128_000
+from .window import FALLBACK_CONTEXT_WINDOW
 
 
-async def report_usage(session: Session, model: str, usage: Usage | None) -> None:
+async def report_usage(session: Session, usage: Usage | None, size: int = FALLBACK_CONTEXT_WINDOW) -> None:
+    """Count the call's cost, note what the conversation takes now (the history so far), and tell the user."""
     if usage is None:
         return
     if usage.cost_usd is not None:
         session.cost_usd += usage.cost_usd
-    size = catalog.context_window(model) or FALLBACK_CONTEXT_WINDOW
+    used = usage.prompt_tokens + usage.completion_tokens
+    session.context_tokens, session.context_mark = used, len(session.history)
     cost = Cost(amount=round(session.cost_usd, 6), currency="USD") if usage.cost_usd is not None else None
-    await session.publish(UsageUpdate(used=usage.prompt_tokens + usage.completion_tokens, size=size, cost=cost))
+    await session.publish(UsageUpdate(used=used, size=size, cost=cost))

@@ -52,11 +52,14 @@ ModelEvent = TextDelta | ReasoningDelta | ToolCallBegin | Completion
 class ModelError(Exception):
     """A provider failure, with a message fit to show the user."""
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, retryable: bool = False, status: int | None = None, context_window: bool = False
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
         self.status = status
+        self.context_window = context_window  # the request did not fit the model's context window
 
 
 class Model(Protocol):

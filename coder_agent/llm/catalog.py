@@ -11,7 +11,7 @@ import logging
 import sys
 from typing import Any
 
-from . import price_map
+from . import price_map, vision
 from .price_map import PriceMap
 from .routes import provider_and_name
 
@@ -31,6 +31,17 @@ def supports_reasoning(model: str) -> bool | None:
             return False
     prices = price_map.loaded()
     return None if prices is None else map_supports_reasoning(model, prices)
+
+
+def supports_vision(model: str) -> bool:
+    """Whether the model takes images: litellm's answer once it is loaded, its map's before (`vision.py`)."""
+    litellm = sys.modules.get("litellm")
+    if litellm is not None:
+        try:
+            return bool(litellm.supports_vision(model=model))
+        except Exception:  # an unknown model: litellm cannot say, so it takes none
+            return False
+    return vision.sees_images(model)
 
 
 def context_window(model: str) -> int | None:

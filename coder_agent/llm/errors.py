@@ -237,7 +237,9 @@ def classify_error(exc: BaseException, model: str, api_base: str | None = None) 
             status=404,
         )
     if name == "ContextWindowExceededError" or (isinstance(exc, ProviderHTTPError) and is_context_window_error(detail)):
-        return ModelError(f"The conversation no longer fits {model}'s context window: {detail}", status=status)
+        return ModelError(
+            f"The conversation no longer fits {model}'s context window: {detail}", status=status, context_window=True
+        )
     if name == "MidStreamFallbackError":
         original = getattr(exc, "original_exception", None)
         # An error event in the stream: the OpenAI SDK raises its APIError; litellm's Anthropic handler a 500.

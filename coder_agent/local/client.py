@@ -75,6 +75,9 @@ class LocalClient:
     ) -> str:
         return await self._terminals.create_terminal(session_id, command, args, cwd, env, output_byte_limit)
 
+    def takes_compaction_updates(self) -> bool:
+        return False  # the run's own view shows a compaction as a tool call
+
     def shows_terminal(self, terminal_id: str) -> bool:
         return False  # nobody watches it: the tool shows its output when it is done
 

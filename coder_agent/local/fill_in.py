@@ -84,6 +84,9 @@ class FillIn:
         self._local_terminals.add(terminal_id)
         return terminal_id
 
+    def takes_compaction_updates(self) -> bool:
+        return self._editor.capabilities.compaction_updates
+
     def shows_terminal(self, terminal_id: str) -> bool:
         return terminal_id not in self._local_terminals and self._editor.shows_terminal(terminal_id)
 

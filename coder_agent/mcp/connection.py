@@ -20,10 +20,13 @@ import mcp_types as mcp
 from mcp import ClientSession, MCPError
 
 from ..acp.schema import McpServer
+from ..agent.errors import AgentError
+from ..agent.tool_source import SourcePrompt
 from ..agent.tools.base import Tool, ToolError
 from .attempt import Attempt
 from .errors import describe, is_connection_lost, is_failure, is_timeout
 from .names import ToolNames, left_out
+from .prompts import list_prompts, prompt_text, source_prompt
 from .tool import McpTool, make_tool
 from .transports import open_session
 
@@ -56,6 +59,7 @@ class Connection:
         *,
         index: int,
         names: ToolNames,
+        prompt_names: ToolNames | None = None,
         connect_timeout: float,
         call_timeout: float,
         report: Callable[[str], Awaitable[None]],
@@ -64,6 +68,7 @@ class Connection:
         self._config = config
         self._index = index
         self._names = names
+        self._prompt_names = prompt_names or ToolNames()
         self._connect_timeout = connect_timeout
         self._call_timeout = call_timeout
         self._report = report
@@ -72,11 +77,40 @@ class Connection:
         self._stopping = False
         self._up = False
         self._tools: list[McpTool] = []
+        self._prompts: dict[str, mcp.Prompt] = {}  # by public name
         self._current: Attempt | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
 
     def tools(self) -> list[Tool[Any]]:
         return list(self._tools) if self._up and not self._stopping else []
+
+    def prompts(self) -> list[SourcePrompt]:
+        if not self._up or self._stopping:
+            return []
+        return [source_prompt(remote, name, self.name) for name, remote in self._prompts.items()]
+
+    def has_prompt(self, public_name: str) -> bool:
+        return public_name in self._prompts
+
+    async def get_prompt(self, public_name: str, arguments: dict[str, str]) -> str:
+        """The prompt's text; raises `AgentError` saying what went wrong."""
+        remote = self._prompts[public_name]
+        try:
+            attempt = await self._connected()
+        except ToolError as exc:
+            raise AgentError(str(exc)) from exc
+        assert attempt.session is not None
+        try:
+            with anyio.fail_after(self._call_timeout + CALL_GRACE):
+                result = await attempt.session.get_prompt(remote.name, arguments)
+        except MCPError as exc:
+            raise AgentError(f"MCP server `{self.name}` refused the prompt {remote.name}: {describe(exc)}") from exc
+        except Exception as exc:
+            attempt.break_()
+            raise AgentError(self._broken_message(exc)) from exc
+        if not isinstance(result, mcp.GetPromptResult):
+            raise AgentError(f"MCP server `{self.name}` asked for more input for the prompt {remote.name}")
+        return prompt_text(result)
 
     async def run(self) -> None:
         """The owner: the first connection, then the task group every later connection runs in, until `stop`."""
@@ -158,9 +192,10 @@ class Connection:
                 async with open_session(self._config, self._call_timeout, on_closed=attempt.lost) as session:
                     await session.initialize()
                     listed = await list_tools(session)
+                    prompts = await list_prompts(session)
                     scope.deadline = math.inf
                     if attempt.succeed(session):
-                        self._adopt(listed)
+                        self._adopt(listed, prompts)
                         await attempt.leave.wait()
             if scope.cancelled_caught:
                 attempt.fail(
@@ -174,10 +209,11 @@ class Connection:
         finally:
             attempt.end()
 
-    def _adopt(self, listed: list[mcp.Tool]) -> None:
+    def _adopt(self, listed: list[mcp.Tool], prompts: list[mcp.Prompt]) -> None:
         self._tools = [
             make_tool(self, remote, self._names.name(self._index, self.name, remote.name)) for remote in listed
         ]
+        self._prompts = {self._prompt_names.name(self._index, self.name, remote.name): remote for remote in prompts}
 
     def _stop_attempts(self) -> None:
         if self._current is not None:

@@ -16,6 +16,8 @@ import anyio
 import anyio.abc
 
 from ..acp.schema import McpServer
+from ..agent.errors import AgentError
+from ..agent.tool_source import SourcePrompt
 from .names import ToolNames, left_out
 
 if TYPE_CHECKING:
@@ -40,8 +42,13 @@ class McpServers:
         connect_timeout: float = 30.0,
         call_timeout: float = 120.0,
         report: Callable[[str], Awaitable[None]],
+        on_ready: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        """`report`: tell the user about a server that could not start. `on_ready`: called once every server
+        has come up or failed (its prompts are known then)."""
         self._configs = list(servers)
+        self._on_ready = on_ready
+        self._prompt_names = ToolNames()
         self._connect_timeout = connect_timeout
         self._call_timeout = call_timeout
         self._report = report
@@ -81,6 +88,7 @@ class McpServers:
                 config,
                 index=index,
                 names=self._names,
+                prompt_names=self._prompt_names,
                 connect_timeout=self._connect_timeout,
                 call_timeout=self._call_timeout,
                 report=self._report,
@@ -92,7 +100,17 @@ class McpServers:
             self._task_group = task_group
             for connection in self._connections:
                 task_group.start_soon(self._run_one, connection, name=f"mcp server {connection.name}")
+            if self._on_ready is not None:
+                task_group.start_soon(self._when_ready, self._on_ready)
         self._task_group = None
+
+    async def _when_ready(self, on_ready: Callable[[], Awaitable[None]]) -> None:
+        for connection in self._connections:
+            await connection.settled.wait()
+        try:
+            await on_ready()
+        except Exception:
+            log.exception("telling the session that its MCP servers are ready failed")
 
     @staticmethod
     async def _run_one(connection: Connection) -> None:
@@ -111,6 +129,16 @@ class McpServers:
     def tools(self) -> list[Tool[Any]]:
         """The tools of the servers that are up, named `mcp__<server>__<tool>`."""
         return [tool for connection in self._connections for tool in connection.tools()]
+
+    def prompts(self) -> list[SourcePrompt]:
+        """The prompts of the servers that are up, named `mcp__<server>__<prompt>` as their tools are."""
+        return [prompt for connection in self._connections for prompt in connection.prompts()]
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        connection = next((c for c in self._connections if c.has_prompt(name)), None)
+        if connection is None:
+            raise AgentError(f"No MCP server of this session offers the prompt {name} (any more)")
+        return await connection.get_prompt(name, arguments)
 
     async def close(self) -> None:
         """Stop every server (bounded): stdio children are terminated."""

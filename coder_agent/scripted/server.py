@@ -25,7 +25,16 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 
 from coder_agent.scripted import anthropic_wire, wire
-from coder_agent.scripted.script import CutStep, EmptyBodyStep, EndStep, HttpErrorStep, Reply, Script, SleepStep
+from coder_agent.scripted.script import (
+    CutStep,
+    EmptyBodyStep,
+    EndStep,
+    HttpErrorStep,
+    Reply,
+    Script,
+    SleepStep,
+    UsageStep,
+)
 from coder_agent.scripted.wire import Control, error_json
 
 log = logging.getLogger(__name__)
@@ -64,10 +73,20 @@ class ScriptedModelServer:
         port: int = 0,
         model: str = "scripted",
         listed_models: Iterable[str] = (),
+        context_limit: int | None = None,
+        count_prompt_tokens: bool = False,
+        respond: Callable[[RecordedRequest], Reply | None] | None = None,
     ) -> None:
+        """`context_limit`: requests estimated above this many tokens get the provider's context-window error
+        (OpenAI's words) and take no reply. `count_prompt_tokens`: usage reports the request's estimated tokens
+        as its prompt tokens. `respond`: asked first for each request; its reply, if any, is played instead of
+        the script's next one (a model that answers what it is asked, e.g. for summaries)."""
         script = script if isinstance(script, Script) else Script(replies=list(script or []))
         self.model = model
         self.listed_models = [model, *listed_models]  # what GET /v1/models lists
+        self.context_limit = context_limit
+        self.count_prompt_tokens = count_prompt_tokens
+        self.respond = respond
         self._address = (host, port)
         self._queue = deque(script.replies)
         self._default = script.default
@@ -166,10 +185,27 @@ class ScriptedModelServer:
 
     # used by the request handler threads
     def _take_reply(self, request: RecordedRequest) -> Reply | None:
+        tokens = estimated_tokens(request.body)
+        if self.context_limit is not None and tokens > self.context_limit:
+            with self._changed:
+                self._requests.append(request)
+                self._changed.notify_all()
+            return Reply(steps=[HttpErrorStep(status=400, message=context_error(self.context_limit, tokens))])
+        reply = self.respond(request) if self.respond is not None else None
         with self._changed:
             self._requests.append(request)
             self._changed.notify_all()
-            return self._queue.popleft() if self._queue else self._default
+            if reply is None:
+                reply = self._queue.popleft() if self._queue else self._default
+        if reply is not None and self.count_prompt_tokens:
+            steps = [
+                step.model_copy(update={"prompt_tokens": tokens, "cache_read_tokens": 0, "cache_creation_tokens": 0})
+                if isinstance(step, UsageStep)
+                else step
+                for step in reply.steps
+            ]
+            reply = reply.model_copy(update={"steps": steps})
+        return reply
 
     def _note_disconnect(self) -> None:
         with self._changed:
@@ -179,6 +215,20 @@ class ScriptedModelServer:
     def _track(self, conn: socket.socket, *, open: bool) -> None:
         with self._changed:
             (self._connections.add if open else self._connections.discard)(conn)
+
+
+def estimated_tokens(body: dict[str, Any]) -> int:
+    """A request's size in tokens, roughly as providers count (4 characters a token): messages, system, tools."""
+    parts = (body.get("messages"), body.get("system"), body.get("tools"))
+    return sum(len(json.dumps(part, ensure_ascii=False)) for part in parts if part) // 4
+
+
+def context_error(limit: int, tokens: int) -> str:
+    """What OpenAI answers (400) to a request over the model's context window; litellm recognises the words."""
+    return (
+        f"This model's maximum context length is {limit} tokens. However, your messages resulted in {tokens} "
+        "tokens. Please reduce the length of the messages."
+    )
 
 
 class _HTTPServer(ThreadingHTTPServer):

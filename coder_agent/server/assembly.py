@@ -16,6 +16,7 @@ from ..acp.router import Router
 from ..acp.schema import ClientCapabilities
 from ..acp.stdio import stdio_streams
 from ..agent.client import Client
+from ..agent.commands import Commands
 from ..agent.config import SessionConfig
 from ..agent.prompting import ModelFactory, Turns
 from ..agent.sessions import Sessions
@@ -89,6 +90,9 @@ def build_agent(
         builtin_tools,
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
+        compact_at=settings.compact_at,
+        context_window=settings.context_window,
+        commands=Commands(settings.config_dir / "commands" if settings.config_dir is not None else None),
     )
     config = SessionConfig(settings.model, settings.models)
     if settings.config_dir is not None:

@@ -50,13 +50,29 @@ def auth_methods(client_capabilities: Any) -> list[dict[str, Any]]:
     return methods
 
 
-def initialize_result(client_capabilities: Any = None) -> dict[str, Any]:
-    """The `initialize` result, in wire form, for a client with these (wire-form) capabilities."""
+def model_sees_images(model: str | None) -> bool:
+    """Whether litellm's map says the model takes images (about a millisecond: `llm.vision`)."""
+    from ..llm.vision import sees_images
+
+    return sees_images(model)
+
+
+def initialize_result(client_capabilities: Any = None, image: bool | None = None) -> dict[str, Any]:
+    """The `initialize` result, in wire form, for a client with these (wire-form) capabilities. Advertise only
+    what works.
+
+    `image`: whether the configured model takes images; None: find the model as the settings would
+    (`settings_peek`, before they are loaded) and ask litellm's map.
+    """
+    if image is None:
+        from ..settings_peek import configured_model
+
+        image = model_sees_images(configured_model())
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
             "loadSession": True,
-            "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
+            "promptCapabilities": {"image": image, "audio": False, "embeddedContext": True},
             "mcpCapabilities": {"http": True, "sse": True},
             "sessionCapabilities": {
                 "list": {},

@@ -121,6 +121,9 @@ class EditorClient:
         result = await self._call("terminal/create", params.wire(), TERMINAL_TIMEOUT)
         return _reply("terminal/create", CreateTerminalResponse, result).terminal_id
 
+    def takes_compaction_updates(self) -> bool:
+        return self._capabilities.compaction_updates
+
     def shows_terminal(self, terminal_id: str) -> bool:
         return True  # every terminal it created is one of its own, shown to the user
 

@@ -20,7 +20,7 @@ from ..acp.schema import (
     SetSessionModeRequest,
 )
 from ..agent.session import Session
-from .capabilities import PROTOCOL_VERSION, initialize_result
+from .capabilities import PROTOCOL_VERSION, initialize_result, model_sees_images
 from .errors import mapped
 from .login import Login
 from .state import AgentState
@@ -45,7 +45,7 @@ class Handlers:
         self._state.set_client_capabilities(params.client_capabilities)
         if params.protocol_version != PROTOCOL_VERSION:
             log.info("client asked for protocol %s; we speak %s", params.protocol_version, PROTOCOL_VERSION)
-        return initialize_result(params.client_capabilities.wire())
+        return initialize_result(params.client_capabilities.wire(), image=model_sees_images(self._state.settings.model))
 
     def adopt_initialize(self, params: dict[str, Any]) -> None:
         """Take in an `initialize` that was answered before the runtime started (see `acp.early`)."""

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
 
+from ..acp.jsonrpc import after_reply
 from ..acp.router import Router
 from ..acp.schema import (
+    AvailableCommandsUpdate,
     Empty,
     ForkSessionResponse,
     ListSessionsRequest,
@@ -22,6 +24,7 @@ from ..acp.schema import (
     SessionInfo,
     SessionStateResponse,
 )
+from ..agent.errors import ClientError
 from ..agent.session import Session
 from ..llm.loader import load_litellm
 from .errors import mapped, require_absolute
@@ -65,7 +68,7 @@ class SessionHandlers:
         session = self._state.sessions.create(
             params.cwd, params.additional_directories, settings.default_mode, settings.model
         )
-        await self._state.mcp.attach(session, params.mcp_servers)
+        await self._state.mcp.attach(session, params.mcp_servers, self._announce_after_reply(session))
         self._start_preload()
         self._menu.refresh()
         state = self._state.state_of(session)
@@ -74,9 +77,37 @@ class SessionHandlers:
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         _require_roots(params.cwd, params.additional_directories)
         session = self._state.sessions.restore(params.session_id, params.cwd, params.additional_directories)
-        await self._state.mcp.attach(session, params.mcp_servers)
+        await self._state.mcp.attach(session, params.mcp_servers, self._announce_after_reply(session))
         self._menu.refresh()
         return session
+
+    def _announce_after_reply(self, session: Session) -> Callable[[], Awaitable[None]]:
+        """Send the session's slash commands once the reply is out (a JetBrains client hangs on them before it);
+        the function returned announces them again, after the reply, when the MCP servers' prompts come."""
+        replied = anyio.Event()
+
+        async def announce() -> None:
+            replied.set()
+            await self._announce_commands(session)
+
+        if not after_reply(announce):  # called directly (the headless run): there is no reply to wait for
+            replied.set()
+
+        async def prompts_ready() -> None:
+            await replied.wait()
+            if session.tool_source is not None and session.tool_source.prompts():
+                await self._announce_commands(session)
+
+        return prompts_ready
+
+    async def _announce_commands(self, session: Session) -> None:
+        if self._state.sessions.live.get(session.id) is not session:
+            return  # closed or deleted meanwhile
+        commands = await self._state.turns.commands.available(session)
+        try:
+            await session.publish(AvailableCommandsUpdate(available_commands=commands), keep=False)
+        except ClientError as exc:
+            log.info("could not send the commands of %s: %s", session.id, exc.message)
 
     async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
         session = await self._restore(params)
@@ -120,7 +151,7 @@ class SessionHandlers:
         if directories is None:  # the fork lives where its source does
             directories = source.additional_directories
         fork = self._state.sessions.fork(source, params.cwd, directories)
-        await self._state.mcp.attach(fork, params.mcp_servers)
+        await self._state.mcp.attach(fork, params.mcp_servers, self._announce_after_reply(fork))
         state = self._state.state_of(fork)
         return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)
 

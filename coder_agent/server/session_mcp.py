@@ -16,7 +16,7 @@ Servers connect in the background: nobody waits for them here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import anyio.abc
@@ -76,6 +76,7 @@ class SessionMcp:
         self._editor: dict[str, list[McpServer]] = {}
         self._pending: dict[str, McpFile] = {}  # session -> the project file the user has not answered yet
         self._reported: set[str] = set()
+        self._on_ready: dict[str, Callable[[], Awaitable[None]]] = {}  # session -> when its servers are up
 
     def _warn_once(self, message: str) -> None:
         if message not in self._reported:
@@ -121,9 +122,17 @@ class SessionMcp:
         folder = self._settings().config_dir
         return ProjectTrust(folder) if folder is not None else None
 
-    async def attach(self, session: Session, editor_servers: Sequence[McpServer]) -> None:
-        """Start the session's servers (those of a project the user approved among them)."""
+    async def attach(
+        self,
+        session: Session,
+        editor_servers: Sequence[McpServer],
+        on_ready: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        """Start the session's servers (those of a project the user approved among them); `on_ready` once they
+        are up (their prompts are known then)."""
         self._editor[session.id] = list(editor_servers)
+        if on_ready is not None:
+            self._on_ready[session.id] = on_ready
         self._pending.pop(session.id, None)
         groups = [editor_servers, self.user_servers()]
         project = self.project_file(session.cwd)
@@ -140,6 +149,7 @@ class SessionMcp:
     def forget(self, session_id: str) -> None:
         self._editor.pop(session_id, None)
         self._pending.pop(session_id, None)
+        self._on_ready.pop(session_id, None)
 
     async def settle_project(self, session: Session) -> None:
         """Before a prompt: ask about the project's `.mcp.json` if nobody has yet, and start its servers if allowed."""
@@ -198,7 +208,11 @@ class SessionMcp:
 
         settings = self._settings()
         mcp = McpServers(
-            servers, connect_timeout=settings.mcp_timeout, call_timeout=settings.mcp_call_timeout, report=report
+            servers,
+            connect_timeout=settings.mcp_timeout,
+            call_timeout=settings.mcp_call_timeout,
+            report=report,
+            on_ready=self._on_ready.get(session.id),
         )
         await session.replace_tool_source(mcp)
         self._background.start_soon(mcp.run)

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS turns (
     turn INTEGER NOT NULL,
     messages_before INTEGER NOT NULL,
     updates_before INTEGER NOT NULL,
+    compactions_before INTEGER NOT NULL DEFAULT 0,
     undone INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (session_id, turn)
 ) WITHOUT ROWID;
@@ -70,6 +71,7 @@ class TurnRecord:
     turn: int
     messages_before: int  # how many model-history messages the session had when the turn began
     updates_before: int  # how many updates its replay log had
+    compactions_before: int  # how many times its history had been compacted (positions before one are gone)
     undone: bool
 
 
@@ -103,7 +105,7 @@ class SqliteCheckpoints:
             raise self._fail(exc) from exc
         return bytes(row[0]) if row else None
 
-    def begin_turn(self, session_id: str, messages_before: int, updates_before: int) -> int:
+    def begin_turn(self, session_id: str, messages_before: int, updates_before: int, compactions: int = 0) -> int:
         """Number the session's next turn, remembering where its history and replay log began."""
         try:
             with self._db:
@@ -112,8 +114,9 @@ class SqliteCheckpoints:
                     "SELECT coalesce(max(turn), 0) FROM turns WHERE session_id = ?", (session_id,)
                 ).fetchone()
                 self._db.execute(
-                    "INSERT INTO turns (session_id, turn, messages_before, updates_before) VALUES (?, ?, ?, ?)",
-                    (session_id, last + 1, messages_before, updates_before),
+                    "INSERT INTO turns (session_id, turn, messages_before, updates_before, compactions_before) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (session_id, last + 1, messages_before, updates_before, compactions),
                 )
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
@@ -158,12 +161,16 @@ class SqliteCheckpoints:
     def turns(self, session_id: str) -> list[TurnRecord]:
         try:
             rows = self._db.execute(
-                "SELECT turn, messages_before, updates_before, undone FROM turns WHERE session_id = ? ORDER BY turn",
+                "SELECT turn, messages_before, updates_before, compactions_before, undone FROM turns "
+                "WHERE session_id = ? ORDER BY turn",
                 (session_id,),
             ).fetchall()
         except sqlite3.Error as exc:
             raise self._fail(exc) from exc
-        return [TurnRecord(turn, messages, updates, bool(undone)) for turn, messages, updates, undone in rows]
+        return [
+            TurnRecord(turn, messages, updates, compactions, bool(undone))
+            for turn, messages, updates, compactions, undone in rows
+        ]
 
     def mark_undone(self, session_id: str, turns: Sequence[int]) -> None:
         try:
@@ -207,7 +214,7 @@ class SqliteCheckpoints:
                 self._db.execute("BEGIN IMMEDIATE")
                 for table, columns in (
                     ("checkpoints", "turn, path, before_state, before_hash, after_state, after_hash, note"),
-                    ("turns", "turn, messages_before, updates_before, undone"),
+                    ("turns", "turn, messages_before, updates_before, compactions_before, undone"),
                 ):
                     self._db.execute(
                         f"INSERT INTO {table} (session_id, {columns}) SELECT ?, {columns} FROM {table} "

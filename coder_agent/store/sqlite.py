@@ -49,7 +49,15 @@ CREATE TABLE IF NOT EXISTS messages (
     body TEXT NOT NULL,
     PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blobs (
+    session_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, key)
+);
 """
+
+_LOG_TABLES = ("updates", "messages")
 
 _APPEND = (
     "INSERT INTO {table} (session_id, seq, body) "
@@ -178,6 +186,24 @@ class SqliteSessionStore:
         # Sequence numbers start at 1 and have no gaps, so the first `keep` messages are seq <= keep.
         self._write("DELETE FROM messages WHERE session_id = ? AND seq > ?", (session_id, keep))
 
+    def replace_messages(self, session_id: str, messages_json: Sequence[str]) -> None:
+        # One transaction: a crash (kill -9 included) leaves the old conversation or the new one, never a mix.
+        rows = [(session_id, seq, body) for seq, body in enumerate(messages_json, start=1)]
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+                self._db.executemany("INSERT INTO messages (session_id, seq, body) VALUES (?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            raise StoreError(f"session store {self.path}: {exc}") from exc
+
+    def put_blob(self, session_id: str, key: str, data: str) -> None:
+        self._write("INSERT OR IGNORE INTO blobs (session_id, key, data) VALUES (?, ?, ?)", (session_id, key, data))
+
+    def blob(self, session_id: str, key: str) -> str | None:
+        rows = self._read("SELECT data FROM blobs WHERE session_id = ? AND key = ?", (session_id, key))
+        return str(rows[0][0]) if rows else None
+
     def updates(self, session_id: str) -> Iterator[bytes]:
         try:
             cursor = self._db.execute("SELECT body FROM updates WHERE session_id = ? ORDER BY seq", (session_id,))
@@ -212,7 +238,7 @@ class SqliteSessionStore:
         try:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")
-                for table, column in (("updates", "session_id"), ("messages", "session_id"), ("sessions", "id")):
+                for table, column in (*((log, "session_id") for log in (*_LOG_TABLES, "blobs")), ("sessions", "id")):
                     self._db.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
         except sqlite3.Error as exc:
             raise StoreError(f"session store {self.path}: {exc}") from exc
@@ -222,11 +248,16 @@ class SqliteSessionStore:
         try:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")
-                for table in ("updates", "messages"):
+                for table in _LOG_TABLES:
                     self._db.execute(
                         f"INSERT INTO {table} (session_id, seq, body) SELECT ?, seq, body FROM {table} "
                         "WHERE session_id = ?",
                         (target_id, source_id),
                     )
+                self._db.execute(
+                    "INSERT OR IGNORE INTO blobs (session_id, key, data) SELECT ?, key, data FROM blobs "
+                    "WHERE session_id = ?",
+                    (target_id, source_id),
+                )
         except sqlite3.Error as exc:
             raise StoreError(f"session store {self.path}: {exc}") from exc

@@ -45,9 +45,10 @@ def repo_root() -> Path:
     raise SchemaUnavailableError(f"no pyproject.toml above {__file__}")
 
 
-def fetch_from_npm(cache_dir: Path) -> Path:
+def fetch_from_npm(cache_dir: Path, member: str = NPM_MEMBER) -> Path:
     """``npm pack`` the official TypeScript SDK into cache_dir and pull its v1 schema out (cached)."""
-    target = cache_dir / f"{NPM_PACKAGE.lstrip('@').replace('/', '-').replace('@', '-')}-v1-schema.json"
+    name = Path(member).name.removeprefix("schema").removesuffix(".json")  # "" or ".unstable"
+    target = cache_dir / f"{NPM_PACKAGE.lstrip('@').replace('/', '-').replace('@', '-')}-v1-schema{name}.json"
     if target.is_file():
         return target
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -62,10 +63,10 @@ def fetch_from_npm(cache_dir: Path) -> Path:
         raise SchemaUnavailableError(f"npm pack {NPM_PACKAGE} failed: {done.stderr.strip()[-500:]}")
     tarball = cache_dir / done.stdout.strip().splitlines()[-1]
     with tarfile.open(tarball) as tar:
-        member = tar.extractfile(NPM_MEMBER)
-        if member is None:
-            raise SchemaUnavailableError(f"{tarball} has no {NPM_MEMBER}")
-        data = member.read()
+        extracted = tar.extractfile(member)
+        if extracted is None:
+            raise SchemaUnavailableError(f"{tarball} has no {member}")
+        data = extracted.read()
     partial = target.with_name(f"{target.name}.{os.getpid()}.part")
     partial.write_bytes(data)
     partial.replace(target)
@@ -95,6 +96,24 @@ def find_schema_path(
         raise SchemaUnavailableError(
             f"no ACP v1 schema: ACP_SCHEMA_PATH is unset, {shared} does not exist, and fetching "
             f"{NPM_PACKAGE} with npm failed ({exc}). Set ACP_SCHEMA_PATH to a copy of schema/v1/schema.json."
+        ) from exc
+
+
+def find_unstable_schema_path() -> Path:
+    """v1 with its unstable parts (`schema.unstable.json`): beside the stable one, or from the npm package.
+
+    For checking what an agent sends a client that advertised an unstable capability (e.g. `session.compaction`).
+    """
+    beside = find_schema_path().with_name("schema.unstable.json")
+    if beside.is_file():
+        return beside
+    try:
+        return fetch_from_npm(
+            repo_root() / ".cache" / "acp-schema", NPM_MEMBER.replace("schema.json", "schema.unstable.json")
+        )
+    except (OSError, subprocess.SubprocessError, tarfile.TarError, SchemaUnavailableError) as exc:
+        raise SchemaUnavailableError(
+            f"no unstable ACP v1 schema beside {find_schema_path()} nor from npm: {exc}"
         ) from exc
 
 
@@ -157,7 +176,7 @@ def _by_method(defs: Mapping[str, Any], members: list[str], side: str) -> dict[s
         tags = defs[name]
         if "x-method" not in tags:  # ExtRequest / ExtNotification / ExtResponse: the "_..." escape hatch
             continue
-        if tags.get("x-side") != side:
+        if tags.get("x-side") not in (side, "both"):  # "both": the unstable MCP-over-ACP messages
             raise SchemaUnavailableError(f"schema surprise: {name} has x-side {tags.get('x-side')}, not {side}")
         table[tags["x-method"]] = name
     return table

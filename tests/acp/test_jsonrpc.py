@@ -9,11 +9,12 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import pytest
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from coder_agent.acp.errors import RequestError
-from coder_agent.acp.jsonrpc import Connection
+from coder_agent.acp.jsonrpc import Connection, after_reply
 
 
 class _Bytes(anyio.abc.ByteReceiveStream):
@@ -81,6 +82,14 @@ class EchoDispatcher:
             return {"released": True}
         if method == "boom":
             raise ValueError("kaboom")
+        if method in ("announce", "announce_then_fail"):
+            assert self.connection is not None
+            connection = self.connection
+            after_reply(lambda: connection.notify("announced", params))
+            if method == "announce_then_fail":
+                raise RequestError.invalid_params("no")
+            await anyio.lowlevel.checkpoint()  # whatever the handler still does, the notification waits for the reply
+            return {"replied": True}
         if method == "ask":
             assert self.connection is not None
             return {"answer": await self.connection.request("client/question", {"q": 1}, timeout=params["timeout"])}
@@ -235,3 +244,19 @@ async def test_eof_does_not_wait_forever_for_a_stuck_request() -> None:
     await to_conn_send.aclose()
     with anyio.fail_after(2):
         await connection.serve()
+
+
+@pytest.mark.anyio
+async def test_what_a_handler_runs_after_its_reply_comes_after_the_reply_and_only_after_a_success() -> None:
+    async with connected() as (peer, _, _):
+        await peer.send({"jsonrpc": "2.0", "id": 1, "method": "announce", "params": {"n": 1}})
+        assert await peer.read() == {"jsonrpc": "2.0", "id": 1, "result": {"replied": True}}
+        assert await peer.read() == {"jsonrpc": "2.0", "method": "announced", "params": {"n": 1}}
+        await peer.send({"jsonrpc": "2.0", "id": 2, "method": "announce_then_fail", "params": {"n": 2}})
+        assert (await peer.read())["error"]["code"] == -32602
+        await peer.send({"jsonrpc": "2.0", "id": 3, "method": "echo", "params": {}})
+        assert await peer.read() == {"jsonrpc": "2.0", "id": 3, "result": {}}  # nothing was announced for id 2
+
+
+def test_after_reply_outside_a_dispatched_request_schedules_nothing() -> None:
+    assert after_reply(anyio.lowlevel.checkpoint) is False

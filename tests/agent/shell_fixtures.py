@@ -80,6 +80,9 @@ class TerminalEditor(NoTerminalClient):
         )
         return terminal_id
 
+    def takes_compaction_updates(self) -> bool:
+        return False
+
     def shows_terminal(self, terminal_id: str) -> bool:
         return terminal_id in self._ids
 

@@ -106,8 +106,10 @@ async def test_closing_stdin_during_a_stalled_stream_ends_the_process_quickly_an
         await raw.send_json(
             request(2, "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]})
         )
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            while (await raw.read_message(FIRST_PROMPT_TIMEOUT)).get("method") != "session/update":
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):  # the reply has begun (the commands came before it)
+            while (await raw.read_message(FIRST_PROMPT_TIMEOUT)).get("params", {}).get("update", {}).get(
+                "sessionUpdate"
+            ) != "agent_message_chunk":
                 pass
         children = live_children(raw.proc.pid)
         started = anyio.current_time()

@@ -51,6 +51,12 @@ class KilledMidTurn:
     follow_up_request: RecordedRequest
 
 
+def history(updates: list[Any]) -> list[Any]:
+    """The updates a session's record keeps: not the commands, sent (live only) after session/new and load."""
+    kind = "available_commands_update"
+    return [u for u in updates if (u.get("sessionUpdate") if isinstance(u, dict) else u.session_update) != kind]
+
+
 async def kill(agent: SpawnedAgent) -> None:
     os.kill(agent.proc.pid, signal.SIGKILL)
     with anyio.fail_after(10):
@@ -68,13 +74,13 @@ async def kill_mid_turn(srv: ScriptedModelServer, home: Path, workspace: Path) -
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(first, workspace)
             await prompt(first, session_id, "one")
-            first_turn = session_updates(first.messages, session_id)
+            first_turn = history(session_updates(first.messages, session_id))
             tasks.start_soon(BackgroundPrompt(first, session_id, "two").run)
             await first.client.wait_for(lambda: first.client.agent_text(session_id).endswith("Partial answer"), 30)
         await kill(first)
         tasks.cancel_scope.cancel()
-    shown = session_updates(first.messages, session_id)
-    assert len(shown) == len(first.client.updates(session_id))
+    shown = history(session_updates(first.messages, session_id))
+    assert len(shown) == len(history(first.client.updates(session_id)))
 
     srv.enqueue(Reply.text("Answer ", "three."))
     async with spawn_agent(env, cwd=workspace) as second:
@@ -84,7 +90,7 @@ async def kill_mid_turn(srv: ScriptedModelServer, home: Path, workspace: Path) -
             loaded_at = reply_positions(second)[-1]
             stop = await prompt(second, session_id, "three")
     replayed = session_updates(second.messages[:loaded_at], session_id)
-    recorded = (first.client.updates(session_id), second.client.updates(session_id))
+    recorded = (history(first.client.updates(session_id)), history(second.client.updates(session_id)))
     return KilledMidTurn(session_id, first_turn, shown[len(first_turn) :], replayed, *recorded, stop, srv.requests[-1])
 
 

@@ -214,6 +214,7 @@ async def test_each_model_call_is_followed_by_a_usage_update_with_tokens_used_an
             assert await prompt(agent, session_id, "make a plan") == "end_turn"
     updates = session_updates(agent.messages, session_id)
     assert kinds(updates) == [
+        "available_commands_update",  # after the session/new reply
         "usage_update",  # the first call asked for a tool: its usage comes before the tool runs
         "tool_call",
         "tool_call_update",

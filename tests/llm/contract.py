@@ -54,6 +54,7 @@ _HEADERS = ("authorization", "x-api-key", "anthropic-version", "anthropic-beta",
 class Outcome:
     events: list[Any] = field(default_factory=list)
     error: tuple[str, bool, int | None] | None = None
+    context_window: bool | None = None  # what the error said: the request did not fit
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
 
@@ -126,6 +127,7 @@ async def run(
                         outcome.events.append(_normal(event) if isinstance(event, Completion) else event)
         except ModelError as exc:
             outcome.error = (exc.message, exc.retryable, exc.status)
+            outcome.context_window = exc.context_window
         for request in srv.requests:
             outcome.bodies.append(request.body)
             outcome.headers.append({k: v for k, v in request.headers.items() if k in _HEADERS})
@@ -143,6 +145,7 @@ async def both(
     direct = await run("direct", wire, replies, messages, tools, **overrides)
     via_litellm = await run("litellm", wire, replies, messages, tools, **overrides)
     assert direct.error == via_litellm.error
+    assert direct.context_window == via_litellm.context_window
     assert direct.events == via_litellm.events
     assert direct.requests == via_litellm.requests
     assert _canonical(direct.bodies) == _canonical(via_litellm.bodies)

@@ -147,6 +147,7 @@ async def test_a_context_window_error_says_so(wire: Wire) -> None:
     assert outcome.error is not None
     assert "no longer fits" in outcome.error[0]
     assert outcome.error[1] is False
+    assert outcome.context_window is True  # what makes a turn compact and try again
 
 
 async def test_a_stall_before_any_data_times_out_and_is_retried(wire: Wire) -> None:

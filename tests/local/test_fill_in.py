@@ -37,6 +37,9 @@ class Editor:
         self.calls.append(("create", command))
         return "editor-term-1"
 
+    def takes_compaction_updates(self) -> bool:
+        return False
+
     def shows_terminal(self, terminal_id: str) -> bool:
         return True
 

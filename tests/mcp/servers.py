@@ -108,6 +108,12 @@ def get_header(name: str, ctx: Context) -> str:
     return headers.get(name.lower(), "<unset>")
 
 
+@app.prompt(title="Explain a file")
+def explain(path: str, depth: str = "short") -> str:
+    """Explain one file of the project."""
+    return f"Explain {path} ({depth} version)."
+
+
 PAGED_NAMES = [["first.tool", "second tool"], ["x" * 80], ["last/tool"]]
 
 

@@ -331,3 +331,31 @@ async def test_the_cli_prints_the_url_serves_and_exits_on_sigterm(litellm: Modul
             assert await process.wait() == 0
             rest = [chunk async for chunk in process.stdout]
     assert rest == []  # one line of output, nothing else
+
+
+async def test_a_request_over_the_context_limit_gets_the_providers_context_error_and_takes_no_reply() -> None:
+    with ScriptedModelServer([Reply.text("small enough")], context_limit=50, count_prompt_tokens=True) as server:
+        async with httpx.AsyncClient() as http:
+            big = {"model": "scripted", "messages": [{"role": "user", "content": "x" * 400}]}
+            refused = await http.post(f"{server.url}/chat/completions", json=big)
+            small = {"model": "scripted", "messages": MESSAGES}
+            answered = await http.post(f"{server.url}/chat/completions", json=small)
+    assert refused.status_code == 400
+    assert "maximum context length is 50 tokens" in refused.json()["error"]["message"]
+    assert answered.json()["choices"][0]["message"]["content"] == "small enough"
+    assert answered.json()["usage"]["prompt_tokens"] == len(json.dumps(MESSAGES)) // 4
+    assert len(server.requests) == 2
+
+
+async def test_a_responder_answers_the_requests_it_recognises_and_the_script_the_rest() -> None:
+    def respond(request: Any) -> Reply | None:
+        return Reply.text("summary") if "summarise" in json.dumps(request.body["messages"]) else None
+
+    with ScriptedModelServer([Reply.text("scripted")], respond=respond) as server:
+        async with httpx.AsyncClient() as http:
+            texts = []
+            for content in ("please summarise", "hello"):
+                body = {"model": "scripted", "messages": [{"role": "user", "content": content}]}
+                reply = await http.post(f"{server.url}/chat/completions", json=body)
+                texts.append(reply.json()["choices"][0]["message"]["content"])
+    assert texts == ["summary", "scripted"]

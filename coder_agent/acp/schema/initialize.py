@@ -24,10 +24,15 @@ class AuthCapabilities(Wire):
     terminal: bool = False  # the client can run the agent's terminal login
 
 
+class ClientSessionCapabilities(Wire):
+    compaction: dict[str, Any] | None = None  # unstable: `{}` when the client takes `compaction_update`s
+
+
 class ClientCapabilities(Wire):
     fs: FileSystemCapabilities = Field(default_factory=FileSystemCapabilities)
     terminal: bool = False
     auth: AuthCapabilities = Field(default_factory=AuthCapabilities)
+    session: ClientSessionCapabilities | None = None
 
     @field_validator("auth", mode="wrap")
     @classmethod
@@ -36,6 +41,10 @@ class ClientCapabilities(Wire):
             return handler(value)
         except ValidationError:
             return AuthCapabilities()
+
+    @property
+    def compaction_updates(self) -> bool:
+        return self.session is not None and self.session.compaction is not None
 
 
 class AuthenticateRequest(Wire):

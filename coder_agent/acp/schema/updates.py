@@ -131,6 +131,36 @@ class UsageUpdate(Wire):
     cost: Cost | None = None
 
 
+class AvailableCommandInput(Wire):
+    """What the command takes after its name: everything typed, described by `hint`."""
+
+    hint: str
+
+
+class AvailableCommand(Wire):
+    name: str  # typed after a slash: `/name`
+    description: str
+    input: AvailableCommandInput | None = None
+
+
+class AvailableCommandsUpdate(Wire):
+    session_update: Literal["available_commands_update"] = "available_commands_update"
+    available_commands: list[AvailableCommand]
+
+
+CompactionStatus = Literal["in_progress", "completed", "failed", "cancelled"]
+
+
+class CompactionUpdate(Wire):
+    """UNSTABLE in v1 (`schema.unstable.json`): sent only to a client that advertised `session.compaction`."""
+
+    session_update: Literal["compaction_update"] = "compaction_update"
+    compaction_id: str
+    status: CompactionStatus
+    summary: list[ContentBlock] | None = None
+    error: str | None = None
+
+
 SessionUpdate = (
     UserMessageChunk
     | AgentMessageChunk
@@ -142,4 +172,6 @@ SessionUpdate = (
     | ConfigOptionUpdate
     | SessionInfoUpdate
     | UsageUpdate
+    | AvailableCommandsUpdate
+    | CompactionUpdate
 )

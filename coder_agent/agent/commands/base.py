@@ -1,0 +1,69 @@
+"""Slash commands: what one is, and how a prompt names one (`/name arguments` at the start of its first text).
+
+A command either runs its own logic (`action`: `/compact`) or becomes the prompt of a normal turn (`expand`:
+`/init`, `/review`, the user's Markdown commands, an MCP server's prompts). The user's own words stay in the
+session's record as typed; the model reads the expansion. An unknown `/word` is plain text for the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ...acp.schema import AvailableCommand, AvailableCommandInput, ContentBlock, StopReason, TextContent
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+_INVOCATION = re.compile(r"/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
+NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")  # what a command file's name may be
+
+
+class CommandServices:
+    """What built-in actions may ask of the agent (the turn machinery implements it)."""
+
+    async def compact(self, session: Session, focus: str) -> StopReason:
+        raise NotImplementedError
+
+
+Action = Callable[["Session", str, CommandServices], Awaitable[StopReason]]
+Expander = Callable[["Session", str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    description: str
+    hint: str | None = None  # shown while the user types the arguments; None: the command takes none
+    action: Action | None = None  # runs instead of a model turn
+    expand: Expander | None = None  # the prompt text of the model turn it runs
+
+    def available(self) -> AvailableCommand:
+        hint = AvailableCommandInput(hint=self.hint) if self.hint else None
+        return AvailableCommand(name=self.name, description=self.description, input=hint)
+
+
+@dataclass(frozen=True)
+class Invocation:
+    name: str
+    arguments: str
+    rest: list[ContentBlock]  # the prompt's other blocks (an image, a file), which go along with an expansion
+
+
+def parse(blocks: Sequence[ContentBlock]) -> Invocation | None:
+    """`/name arguments` at the very start of the prompt's first block, if it is text; else None."""
+    if not blocks or not isinstance(blocks[0], TextContent):
+        return None
+    match = _INVOCATION.fullmatch(blocks[0].text.strip())
+    if match is None:
+        return None
+    return Invocation(match.group(1), (match.group(2) or "").strip(), list(blocks[1:]))
+
+
+def with_arguments(template: str, arguments: str) -> str:
+    """A command's text with `$ARGUMENTS` replaced; without the placeholder, the arguments follow the text."""
+    if "$ARGUMENTS" in template:
+        return template.replace("$ARGUMENTS", arguments)
+    return f"{template.rstrip()}\n\n{arguments}" if arguments else template

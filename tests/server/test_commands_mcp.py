@@ -1,0 +1,47 @@
+"""An MCP server's prompts become slash commands (`mcp__<server>__<prompt>`) once the server is up."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, text_block
+from acp.schema import AvailableCommandsUpdate, McpServerStdio
+
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
+from coder_agent.settings import Settings
+from tests.mcp.support import SERVERS, new_tag
+from tests.support.inproc import inproc_agent
+
+pytestmark = pytest.mark.anyio
+
+
+def docs_server(tag: str) -> McpServerStdio:
+    return McpServerStdio(name="docs", command=sys.executable, args=[SERVERS, "stdio", "--tag", tag], env=[])
+
+
+async def test_mcp_prompts_are_announced_when_the_server_is_up_and_expand_through_prompts_get(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    srv.enqueue(Reply.text("it adds"))
+    async with inproc_agent(settings) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[docs_server(new_tag())])
+        session_id = new.session_id
+
+        def announced() -> list[AvailableCommandsUpdate]:
+            return [u for u in agent.client.updates(session_id) if isinstance(u, AvailableCommandsUpdate)]
+
+        await agent.client.wait_for(lambda: len(announced()) >= 2, timeout=30)
+        commands = {command.name: command for command in announced()[-1].available_commands}
+        with pytest.raises(RequestError) as refused:
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("/mcp__docs__explain")])
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("/mcp__docs__explain app.py long")])
+    assert "mcp__docs__explain" not in {c.name for c in announced()[0].available_commands}  # not up yet
+    explain = commands["mcp__docs__explain"]
+    assert explain.description == "Explain one file of the project. (MCP server docs)"
+    assert explain.input is not None and explain.input.root.hint == "<path> [depth]"
+    assert "needs path" in str(refused.value)
+    assert srv.requests[-1].body["messages"][-1]["content"] == "Explain app.py (long version)."

@@ -1,0 +1,85 @@
+"""Pasted images: offered when the model takes them, refused clearly when it does not, stored once, replayed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, image_block, text_block
+from acp.schema import ImageContentBlock, UserMessageChunk
+
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
+from tests.support.inproc import InprocAgent, inproc_agent
+
+pytestmark = pytest.mark.anyio
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+SCREENSHOT = PIXEL * 2000  # ~200 KB of base64, as a pasted screenshot is
+
+
+async def start(agent: InprocAgent, workspace: Path) -> tuple[bool, str]:
+    init = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+    assert init.agent_capabilities is not None and init.agent_capabilities.prompt_capabilities is not None
+    session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+    return init.agent_capabilities.prompt_capabilities.image, session.session_id
+
+
+def sent_images(request_body: dict[str, Any]) -> list[str]:
+    return [
+        part["image_url"]["url"]
+        for message in request_body["messages"]
+        if isinstance(message.get("content"), list)
+        for part in message["content"]
+        if part.get("type") == "image_url"
+    ]
+
+
+async def test_a_model_that_cannot_see_is_not_offered_images_and_an_image_gets_a_clear_error(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    async with inproc_agent(make_settings(model="openai/scripted")) as agent:
+        offered, session_id = await start(agent, workspace)
+        with pytest.raises(RequestError) as refused:
+            await agent.conn.prompt(
+                session_id=session_id, prompt=[text_block("what is this?"), image_block(PIXEL, "image/png")]
+            )
+    assert offered is False
+    assert refused.value.code == -32602
+    assert "openai/scripted does not take images" in str(refused.value)
+    assert "CODER_AGENT_MODEL" in str(refused.value)
+    assert srv.requests == []
+
+
+async def test_an_image_is_sent_to_a_model_that_sees_stored_once_and_replayed(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    settings = make_settings(model="openai/gpt-4o")  # litellm's map says it sees; the scripted server answers
+    srv.enqueue(Reply.text("a red pixel"), Reply.text("still a pixel"))
+    async with inproc_agent(settings) as agent:
+        offered, session_id = await start(agent, workspace)
+        image = image_block(SCREENSHOT, "image/png")
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("what is this?"), image])
+    assert offered is True
+    assert sent_images(srv.requests[0].body) == [f"data:image/png;base64,{SCREENSHOT}"]
+    with sqlite3.connect(settings.home / "sessions.db") as db:
+        updates = [bytes(row[0]) for row in db.execute("SELECT body FROM updates WHERE session_id = ?", (session_id,))]
+        messages = [row[0] for row in db.execute("SELECT body FROM messages WHERE session_id = ?", (session_id,))]
+        blobs = db.execute("SELECT data FROM blobs WHERE session_id = ?", (session_id,)).fetchall()
+    assert blobs == [(SCREENSHOT,)]  # the data, once
+    assert not any(PIXEL.encode() in body for body in updates)
+    assert not any(PIXEL in body for body in messages)
+    assert sum(len(body) for body in updates) + sum(len(body) for body in messages) < 10_000
+    async with inproc_agent(settings) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await agent.conn.load_session(session_id=session_id, cwd=str(workspace), mcp_servers=[])
+        replayed = [u.content for u in agent.client.updates(session_id) if isinstance(u, UserMessageChunk)]
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("and now?")])
+    [asked, shown] = replayed
+    assert getattr(asked, "text", None) == "what is this?"
+    assert isinstance(shown, ImageContentBlock) and shown.data == SCREENSHOT and shown.mime_type == "image/png"
+    assert sent_images(srv.requests[1].body) == [f"data:image/png;base64,{SCREENSHOT}"]  # the model still sees it
+    assert json.loads(messages[0])["parts"][1]["data"].startswith("coder-agent-blob:")
