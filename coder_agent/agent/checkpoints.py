@@ -211,6 +211,16 @@ class Checkpoints:
         """Every recorded turn of the session, oldest first."""
         return [] if self._store is None else self._store.turns(self._session_id)
 
+    def discard_turn(self) -> None:
+        """The prompt was no conversation turn (a command, or it failed before the model saw it): no record."""
+        if self._store is None or self.turn is None or self._touched:
+            return
+        try:
+            self._store.forget_turns_from(self._session_id, self.turn)
+        except StoreError as exc:
+            log.error("could not drop the record of turn %s: %s", self.turn, exc)
+        self.turn = None
+
     def forget_from(self, turn: int, updates_keep: int) -> None:
         """The conversation goes back to before `turn`: its records and its replay log go."""
         if self._store is None:

@@ -184,12 +184,15 @@ class Turns(CommandServices):
             await session.tool_source.wait_ready(self._tool_wait)
         tools = self.tools_for(session)
         compactor = self.compactor(session, tools)
+        if turn_files is not None:
+            turn_files.conversation = True
         return await run_turn(session, user, model, self._client, tools, self._max_turn_requests, compactor, turn_files)
 
     async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock], turn_files: TurnFiles | None) -> None:
         """Sum up the files the turn changed, name the session after its first exchange, and save its state."""
         if turn_files is not None:
             await self._sum_up(session, turn_files)
+            turn_files.discard_unless_conversation()
         if session.title is None:
             title = title_from_prompt(blocks)
             if title:
@@ -213,15 +216,17 @@ class Turns(CommandServices):
         except Exception:  # the summary must never cost the turn its save
             log.exception("could not sum up the files of the turn")
 
+    async def say(self, session: Session, text: str) -> None:
+        await session.publish(AgentMessageChunk(content=TextContent(text=text), message_id=new_id("msg")))
+
     async def undo(self, session: Session, turns: int = 1, force: bool = False) -> UndoReport:
-        """Put back the files the session's last `turns` turns changed; the model hears of it with the next prompt."""
+        """`/undo`: put back the files the session's last `turns` turns changed; the model hears of it with the
+        next prompt."""
         from .files import Files
         from .turn_files import read_bytes
 
         if session.checkpoints is None:
             return UndoReport()
-        if session.turn_scope is not None:
-            raise Busy("Invalid params: a prompt is running in this session; undo after it ends")
         files = Files(self._client, session.id)
         report = await session.checkpoints.undo(read_bytes, files.put_bytes, turns, force)
         if not report.nothing:
@@ -230,17 +235,18 @@ class Turns(CommandServices):
         return report
 
     async def rewind(self, session: Session, turns: int, force: bool = False) -> UndoReport:
-        """Go back `turns` turns, files and conversation both: what the model and a later load see is the
-        session as it was before them. Files someone changed since are left (unless `force`), and said."""
+        """`/rewind N`: go back `turns` turns, files and conversation both: what the model and a later load see
+        is the session as it was before them. Files someone changed since are left (unless `force`), and said.
+        The turn that asks (the command's own) does not count."""
         from .files import Files
         from .turn_files import read_bytes
 
-        if session.turn_scope is not None:
-            raise Busy("Invalid params: a prompt is running in this session; rewind after it ends")
         records = session.checkpoints.turn_records() if session.checkpoints is not None else []
+        if records and session.checkpoints is not None and records[-1].turn == session.checkpoints.turn:
+            records = records[:-1]  # this very turn: the `/rewind` itself
         since_compaction = [r for r in records if r.compactions_before == session.compactions.count]
-        if turns < 1 or turns > len(since_compaction):
-            what = f"{len(since_compaction)} turns can be rewound"
+        if turns > len(since_compaction):
+            what = f"{len(since_compaction)} turn{'s' if len(since_compaction) != 1 else ''} can be rewound"
             if len(since_compaction) < len(records):
                 what += " (the conversation was compacted before the others)"
             raise InvalidInput(f"Invalid params: {what}, not {turns}")

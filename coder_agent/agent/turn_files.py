@@ -58,6 +58,11 @@ class TurnFiles:
     def begin(self, messages_before: int, compactions: int = 0) -> None:
         self._checkpoints.begin_turn(messages_before, compactions)
         self._last = {}
+        self.conversation = False  # set once the model is asked: a command alone is not a turn to rewind
+
+    def discard_unless_conversation(self) -> None:
+        if not self.conversation:
+            self._checkpoints.discard_turn()
 
     def before_edit(self, path: str, old_text: str | None, new_text: str | None) -> None:
         """An edit tool is about to write (or delete) `path`."""

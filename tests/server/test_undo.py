@@ -84,3 +84,68 @@ async def test_undo_leaves_a_file_someone_changed_since_and_says_so(
     assert await anyio.to_thread.run_sync(sessions_main, ["undo", session_id, "--force"]) == 0
     assert (project / "a.txt").read_text() == "one\n"
     assert (project / "b.txt").read_text() == "keep\n" and not (project / "c.txt").exists()
+
+
+async def prompt(agent: Any, session_id: str, text: str) -> str:
+    return str((await agent.conn.prompt(session_id=session_id, prompt=[text_block(text)])).stop_reason)
+
+
+def agent_texts(agent: Any, session_id: str) -> list[str]:
+    from acp.schema import AgentMessageChunk
+
+    return [u.content.text for u in agent.client.updates(session_id) if isinstance(u, AgentMessageChunk)]
+
+
+async def test_slash_undo_in_the_editor_puts_the_files_back_and_the_model_hears_it_next(
+    make_settings: Any, srv: ScriptedModelServer, project: Path
+) -> None:
+    srv.enqueue(turn_that_changes(project), Reply.text("done"), Reply.text("noted"))
+    async with inproc_agent(make_settings(default_mode="bypass")) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session_id = (await agent.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        await prompt(agent, session_id, "change things")
+        requests = len(srv.requests)
+        assert await prompt(agent, session_id, "/undo") == "end_turn"
+        assert len(srv.requests) == requests  # the command asked the model nothing
+        assert any(text.startswith("Undid the last turn's file changes:") for text in agent_texts(agent, session_id))
+        assert (project / "a.txt").read_text() == "one\n" and (project / "b.txt").exists()
+        await prompt(agent, session_id, "and now?")
+    last_user = [m for m in srv.requests[-1].body["messages"] if m["role"] == "user"][-1]
+    assert "The user undid the file changes" in json.dumps(last_user)
+    assert "/undo" not in json.dumps(srv.requests[-1].body["messages"])
+
+
+async def test_slash_rewind_goes_back_files_and_conversation_and_a_load_sees_the_same(
+    make_settings: Any, srv: ScriptedModelServer, project: Path
+) -> None:
+    second = ToolCallStep(name="write_file", id="w2", arguments=json.dumps({"path": "a.txt", "content": "three\n"}))
+    srv.enqueue(
+        Reply.text("first answer"),
+        turn_that_changes(project),
+        Reply.text("done"),
+        Reply.tool_calls([second]),
+        Reply.text("done again"),
+        Reply.text("after the rewind"),
+    )
+    settings: Settings = make_settings(default_mode="bypass")
+    async with inproc_agent(settings) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session_id = (await agent.conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        for text in ("just talk", "change things", "change again"):
+            await prompt(agent, session_id, text)
+        assert (project / "a.txt").read_text() == "three\n"
+        with pytest.raises(Exception, match="3 turns can be rewound, not 4"):
+            await prompt(agent, session_id, "/rewind 4")
+        assert await prompt(agent, session_id, "/rewind 2") == "end_turn"
+        assert (project / "a.txt").read_text() == "one\n" and (project / "b.txt").exists()
+        assert not (project / "c.txt").exists()
+        await prompt(agent, session_id, "what do you remember?")
+    spoken = [m.get("content") for m in srv.requests[-1].body["messages"] if m["role"] in ("user", "assistant")]
+    assert "just talk" in json.dumps(spoken) and "first answer" in json.dumps(spoken)
+    assert "change things" not in json.dumps(spoken) and "change again" not in json.dumps(spoken)
+    async with inproc_agent(settings) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await agent.conn.load_session(session_id=session_id, cwd=str(project), mcp_servers=[])
+        replayed = json.dumps([m for m in agent.messages if m.get("method") == "session/update"])
+    assert "just talk" in replayed and "what do you remember?" in replayed
+    assert "change things" not in replayed and "change again" not in replayed

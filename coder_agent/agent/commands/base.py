@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ...acp.schema import AvailableCommand, AvailableCommandInput, ContentBlock, StopReason, TextContent
 
 if TYPE_CHECKING:
+    from ..checkpoints import UndoReport
     from ..session import Session
 
 _INVOCATION = re.compile(r"/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
@@ -25,6 +26,16 @@ class CommandServices:
     """What built-in actions may ask of the agent (the turn machinery implements it)."""
 
     async def compact(self, session: Session, focus: str) -> StopReason:
+        raise NotImplementedError
+
+    async def undo(self, session: Session, turns: int, force: bool) -> UndoReport:
+        raise NotImplementedError
+
+    async def rewind(self, session: Session, turns: int, force: bool) -> UndoReport:
+        raise NotImplementedError
+
+    async def say(self, session: Session, text: str) -> None:
+        """Show the user a message of the agent's own (not the model's)."""
         raise NotImplementedError
 
 

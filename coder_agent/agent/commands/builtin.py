@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...acp.schema import StopReason
+from ..checkpoints import UndoReport
 from ..git import git_output
 from ..prompts import render
 from ..session import Session
@@ -21,6 +22,48 @@ async def init_prompt(session: Session, arguments: str) -> str:
 
 async def review_prompt(session: Session, arguments: str) -> str:
     return render("commands/review.md", changes=await uncommitted_changes(session.cwd), focus=_extra(arguments))
+
+
+def _undo_arguments(arguments: str, default: int) -> tuple[int, bool] | None:
+    """`[N] [--force]` -> (N, force); None when they are not that."""
+    words = arguments.split()
+    force = "--force" in words
+    rest = [word for word in words if word != "--force"]
+    if len(rest) > 1 or (rest and not rest[0].isdigit()) or (rest and int(rest[0]) < 1):
+        return None
+    return (int(rest[0]) if rest else default), force
+
+
+def _report(report: UndoReport, what: str) -> str:
+    lines = [f"{what}:"] if report.restored or report.deleted else []
+    lines += [f"  restored {path}" for path in report.restored]
+    lines += [f"  deleted {path} (the turn created it)" for path in report.deleted]
+    lines += [f"  left {path}: changed since (`--force` overwrites it)" for path in report.changed_since]
+    lines += [f"  left {path}: its earlier content was not kept" for path in report.not_kept]
+    return "\n".join(lines) or "No file changes to undo."
+
+
+async def undo(session: Session, arguments: str, services: CommandServices) -> StopReason:
+    parsed = _undo_arguments(arguments, 1)
+    if parsed is None:
+        await services.say(session, "Usage: /undo [--force] (puts back the files the last turn changed)")
+        return "end_turn"
+    report = await services.undo(session, 1, parsed[1])
+    await services.say(session, _report(report, "Undid the last turn's file changes"))
+    return "end_turn"
+
+
+async def rewind(session: Session, arguments: str, services: CommandServices) -> StopReason:
+    parsed = _undo_arguments(arguments, 1)
+    if parsed is None:
+        await services.say(session, "Usage: /rewind [N] [--force] (goes back N turns, files and conversation)")
+        return "end_turn"
+    turns, force = parsed
+    report = await services.rewind(session, turns, force)
+    plural = "s" if turns != 1 else ""
+    done = _report(report, f"Went back {turns} turn{plural}; the model no longer sees them. Files")
+    await services.say(session, done if not report.nothing else f"Went back {turns} turn{plural}; no file changed.")
+    return "end_turn"
 
 
 def _extra(arguments: str) -> str:
@@ -54,4 +97,11 @@ BUILTINS: tuple[Command, ...] = (
     ),
     Command("init", "Write or update the project's AGENTS.md from what the agent learns of it", expand=init_prompt),
     Command("review", "Review the uncommitted changes", hint="what to look at (optional)", expand=review_prompt),
+    Command("undo", "Put back the files the last turn changed", hint="--force to overwrite later changes", action=undo),
+    Command(
+        "rewind",
+        "Go back N turns (default 1): their file changes and the conversation",
+        hint="N [--force]",
+        action=rewind,
+    ),
 )
