@@ -82,6 +82,12 @@ class Settings(BaseModel):
     max_turn_requests: int = Field(default=100, ge=1, description="Model calls per prompt turn before it stops")
     mcp_timeout: float = Field(default=30.0, gt=0, description="Seconds an MCP server may take to start")
     mcp_call_timeout: float = Field(default=120.0, gt=0, description="Seconds an MCP tool call may take")
+    serve_token: str | None = Field(
+        default=None, description="Bearer token clients of `coder-agent serve` must send; unset: one is made at start"
+    )
+    serve_origins: list[str] = Field(
+        default_factory=list, description="Browser origins `coder-agent serve` accepts besides its own address"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
@@ -91,7 +97,7 @@ class Settings(BaseModel):
     def problems(self) -> dict[str, str]:
         return dict(self._problems)
 
-    @field_validator("models", mode="before")
+    @field_validator("models", "serve_origins", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         if isinstance(value, str):
@@ -105,7 +111,7 @@ class Settings(BaseModel):
             raise ValueError(f"must be one of {', '.join(MODE_IDS)}")
         return value
 
-    @field_validator("model", "api_base", "api_key", mode="before")
+    @field_validator("model", "api_base", "api_key", "serve_token", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
