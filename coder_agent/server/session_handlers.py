@@ -74,6 +74,7 @@ class SessionHandlers:
 
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         _require_roots(params.cwd, params.additional_directories)
+        await self._state.sessions.wait_released(params.session_id)
         session = self._state.sessions.restore(params.session_id, params.cwd, params.additional_directories)
         await self._attach_mcp(session, params.mcp_servers)
         return session
@@ -108,11 +109,13 @@ class SessionHandlers:
         return Empty()
 
     async def delete(self, params: SessionIdParams) -> Empty:
+        await self._state.sessions.wait_released(params.session_id)
         await self._state.sessions.delete(params.session_id)  # an unknown session is deleted already
         return Empty()
 
     async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
         _require_roots(params.cwd, params.additional_directories)
+        await self._state.sessions.wait_released(params.session_id)
         source = self._state.sessions.restore(params.session_id, None, None)
         directories = params.additional_directories
         if directories is None:  # the fork lives where its source does
