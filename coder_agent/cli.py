@@ -1,4 +1,4 @@
-"""Command-line entry points: `coder-agent acp`, `coder-agent run` and `coder-agent sessions`."""
+"""Command-line entry points: `coder-agent acp`, `coder-agent run`, `coder-agent serve` and `coder-agent sessions`."""
 
 from __future__ import annotations
 
@@ -70,6 +70,8 @@ def _parser() -> object:
     acp_help = "speak the Agent Client Protocol on stdio: editors launch this (its settings: acp --help)"
     commands.add_parser("acp", help=acp_help, add_help=False)
     commands.add_parser("run", help="run the agent on one prompt, headless (coder-agent run --help)", add_help=False)
+    serve_help = "serve remote ACP clients over WebSocket and HTTP (coder-agent serve --help)"
+    commands.add_parser("serve", help=serve_help, add_help=False)
     commands.add_parser("sessions", help="list, show, export or delete saved sessions (see `sessions --help`)")
     return parser
 
@@ -98,6 +100,12 @@ def main(argv: list[str] | None = None) -> None:
                 pass
         # Skip interpreter teardown (seconds on a busy machine once litellm is loaded).
         os._exit(code)
+    if args[:1] == ["serve"]:
+        from .remote.main import main as serve_main  # Starlette and uvicorn are imported by this path only
+
+        code = serve_main(args[1:])
+        sys.stderr.flush()
+        os._exit(code)  # skip interpreter teardown, as `run` does
     if args and args[0] == "sessions":
         from . import sessions_cli
 
