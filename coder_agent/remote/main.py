@@ -10,6 +10,7 @@ import socket
 import sys
 
 from .. import __version__
+from .hub import ServeOptions
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -40,6 +41,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="a browser origin allowed besides the server's own, e.g. https://ide.example.com (repeatable; "
         "also CODER_AGENT_SERVE_ORIGINS)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=ServeOptions.max_connections,
+        help=f"connections open at once; more are refused with 503 (default {ServeOptions.max_connections})",
     )
     return p
 
@@ -106,7 +113,8 @@ def main(argv: list[str]) -> int:
             f"warning: {args.host} is reachable from other machines and this server speaks plain HTTP: "
             "put a TLS reverse proxy in front of it (see README, 'coder-agent serve')\n"
         )
-    server = RemoteServer(settings, token, args.allow_origin, signals=True)
+    options = ServeOptions(max_connections=args.max_connections)
+    server = RemoteServer(settings, token, args.allow_origin, options, signals=True)
     log.info("coder-agent %s serving on %s (model %s)", __version__, base, settings.model)
     try:
         anyio.run(server.serve, [sock])

@@ -52,6 +52,7 @@ async def websocket_endpoint(hub: Hub, gate: Gate, websocket: WebSocket) -> None
 
 
 async def _receive_all(websocket: WebSocket, connection: RemoteConnection) -> None:
+    warned = False
     while True:
         try:
             message = await websocket.receive()
@@ -61,7 +62,9 @@ async def _receive_all(websocket: WebSocket, connection: RemoteConnection) -> No
             return
         text = message.get("text")
         if text is None:
-            log.debug("connection %s: binary frame ignored", connection.id)
+            if not warned:  # the RFD's rule, but a client sending binary frames would otherwise wait forever
+                log.warning("connection %s: binary frames are ignored; ACP messages are text frames", connection.id)
+                warned = True
             continue
         try:
             await connection.deliver(text.encode())

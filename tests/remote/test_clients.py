@@ -4,6 +4,7 @@ own requests (permission) reach the client and its answers come back."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -16,6 +17,7 @@ from coder_agent.scripted.script import FinishStep, Reply, TextStep, ToolCallSte
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.settings import Settings
 from tests.remote.harness import Running, acpremote_proxy, acpremote_websocket, remote_server, sdk_http, sdk_websocket
+from tests.support.acp_client import base_env, spawn_agent
 from tests.support.recording_client import RecordingClient
 
 pytestmark = pytest.mark.anyio
@@ -60,3 +62,21 @@ async def test_the_agent_asks_the_remote_client_for_permission_and_acts_on_its_a
     assert len(client.permission_requests) == 1
     assert target.read_text() == "hi\n"
     assert client.agent_text(session.session_id) == "written"
+
+
+@pytest.mark.e2e
+async def test_an_editor_reaches_the_server_through_the_acpremote_mirror_command(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """What README suggests for an editor that only launches stdio agents: `acpremote mirror` as the agent."""
+    srv.enqueue(Reply.text("mirrored"))
+    client = RecordingClient()
+    async with remote_server(settings) as running:
+        command = [sys.executable, "-m", "acpremote", "mirror", running.ws_url, "--token-env", "SERVE_TOKEN"]
+        env = {**base_env(), "SERVE_TOKEN": running.token}
+        async with spawn_agent(env, client=client, command=command, cwd=workspace) as editor:
+            await editor.conn.initialize(protocol_version=PROTOCOL_VERSION)
+            session = await editor.conn.new_session(cwd=str(workspace), mcp_servers=[])
+            response = await editor.conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
+    assert response.stop_reason == "end_turn"
+    assert client.agent_text(session.session_id) == "mirrored"
