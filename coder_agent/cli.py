@@ -1,4 +1,5 @@
-"""Command-line entry points: `coder-agent acp`, `run`, `sessions`, `login`, `logout`, `config`, `doctor`, `rules`."""
+"""Command-line entry points: `coder-agent acp`, `run`, `serve`, `sessions`, `login`, `logout`, `config`, `doctor`,
+`rules`."""
 
 from __future__ import annotations
 
@@ -72,6 +73,8 @@ def _parser() -> object:
     acp_help = "speak the Agent Client Protocol on stdio: editors launch this (its settings: acp --help)"
     commands.add_parser("acp", help=acp_help, add_help=False)
     commands.add_parser("run", help="run the agent on one prompt, headless (coder-agent run --help)", add_help=False)
+    serve_help = "serve remote ACP clients over WebSocket and HTTP (coder-agent serve --help)"
+    commands.add_parser("serve", help=serve_help, add_help=False)
     commands.add_parser("sessions", help="list, show, export or delete saved sessions (see `sessions --help`)")
     commands.add_parser("login", help="choose a model provider and save its key, or point at a local server")
     commands.add_parser("logout", help="forget the keys `login` saved")
@@ -124,6 +127,12 @@ def main(argv: list[str] | None = None) -> None:
                 pass
         # Skip interpreter teardown (seconds on a busy machine once litellm is loaded).
         os._exit(code)
+    if args[:1] == ["serve"]:
+        from .remote.main import main as serve_main  # Starlette and uvicorn are imported by this path only
+
+        code = serve_main(args[1:])
+        sys.stderr.flush()
+        os._exit(code)  # skip interpreter teardown, as `run` does
     import argparse
 
     parser = _parser()

@@ -18,7 +18,7 @@ from .rules_file import RuleFile
 from .settings import Settings, SettingsError
 from .userfiles import MCP_FILE
 
-SECRET_SETTINGS = ("api_key",)
+SECRET_SETTINGS = ("api_key", "serve_token")
 
 
 def _load() -> tuple[Settings, dict[str, str]]:

@@ -92,6 +92,12 @@ class Settings(BaseModel):
     context_window: int | None = Field(
         default=None, ge=1000, description="The model's context window in tokens; else litellm's figure or 128000"
     )
+    serve_token: str | None = Field(
+        default=None, description="Bearer token clients of `coder-agent serve` must send; unset: one is made at start"
+    )
+    serve_origins: list[str] = Field(
+        default_factory=list, description="Browser origins `coder-agent serve` accepts besides its own address"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
@@ -137,7 +143,7 @@ class Settings(BaseModel):
             self._environ.pop(name, None)
         return type(self).load(self._environ, user_files=self._user_files, lenient=True)
 
-    @field_validator("models", "mcp_config", mode="before")
+    @field_validator("models", "mcp_config", "serve_origins", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         if isinstance(value, str):
@@ -151,7 +157,7 @@ class Settings(BaseModel):
             raise ValueError(f"must be one of {', '.join(MODE_IDS)}")
         return value
 
-    @field_validator("model", "api_base", "api_key", mode="before")
+    @field_validator("model", "api_base", "api_key", "serve_token", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

@@ -34,12 +34,18 @@ def config_folder(user: Path) -> Path:
 def test_config_says_where_each_setting_came_from_and_never_shows_a_key(tmp_path: Path) -> None:
     KeyStore(config_folder(tmp_path)).save("OPENAI_API_KEY", KEY, where="file")
     (config_folder(tmp_path) / "config.toml").write_text('model = "openai/gpt-4.1"\n')
-    settings, environ = load(tmp_path, CODER_AGENT_API_KEY="sk-editor-key-99999999", CODER_AGENT_MAX_RETRIES="x")
+    settings, environ = load(
+        tmp_path,
+        CODER_AGENT_API_KEY="sk-editor-key-99999999",
+        CODER_AGENT_SERVE_TOKEN="serve-token-77777777",
+        CODER_AGENT_MAX_RETRIES="x",
+    )
     text = config_text(settings, environ)
-    assert KEY not in text and "sk-editor-key-99999999" not in text
+    assert KEY not in text and "sk-editor-key-99999999" not in text and "serve-token-77777777" not in text
     lines = {line.split()[0]: line for line in text.splitlines() if line.startswith("CODER_AGENT_")}
     assert "openai/gpt-4.1" in lines["CODER_AGENT_MODEL"] and "config.toml" in lines["CODER_AGENT_MODEL"]
     assert "(set)" in lines["CODER_AGENT_API_KEY"] and "[environment]" in lines["CODER_AGENT_API_KEY"]
+    assert "(set)" in lines["CODER_AGENT_SERVE_TOKEN"]
     assert "keys saved by login: OPENAI_API_KEY" in text
     assert "PROBLEM: CODER_AGENT_MAX_RETRIES" in text
 

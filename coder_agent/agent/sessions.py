@@ -14,8 +14,9 @@ from ..store.base import SessionRecord, SessionStore, StoreError
 from ..store.checkpoints import SqliteCheckpoints
 from .blobs import expand
 from .checkpoints import Checkpoints
+from .claims import SessionClaims
 from .client import Client
-from .errors import InvalidInput, SessionNotFound, StoreUnavailable
+from .errors import Busy, InvalidInput, SessionNotFound, StoreUnavailable
 from .lasting_rules import RuleBook
 from .permissions import PermissionRules
 from .repair import looks_interrupted, repair
@@ -58,12 +59,42 @@ def _rules_from(state: object) -> PermissionRules:
 
 
 class Sessions:
-    def __init__(self, client: Client, store: SessionStore | None, store_problem: str | None = None) -> None:
+    """The sessions one connection has live, and the store they are kept in.
+
+    `claims`: when several connections share the store (`coder-agent serve`), a session is live in one of them
+    at a time; bringing back a session another connection holds is refused (`Busy`).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        store: SessionStore | None,
+        store_problem: str | None = None,
+        claims: SessionClaims | None = None,
+    ) -> None:
         self._client = client
         self._store = store
         self._store_problem = store_problem
+        self._claims = claims
         self.live: dict[str, Session] = {}
         self.rule_book: RuleBook | None = None  # the user's lasting permission rules, given to every session
+
+    def _claim(self, session_id: str) -> None:
+        if self._claims is not None and not self._claims.claim(session_id):
+            raise Busy(
+                f"Invalid params: session {session_id} is open on another connection; close it there "
+                "(session/close) or end that connection, then try again",
+                {"sessionId": session_id},
+            )
+
+    def _release(self, session_id: str) -> None:
+        if self._claims is not None:
+            self._claims.release(session_id)
+
+    async def wait_released(self, session_id: str) -> None:
+        """Give a connection that is going away the time to let the session go (bounded)."""
+        if self._claims is not None and session_id not in self.live:
+            await self._claims.wait_released(session_id)
 
     def _require_store(self) -> SessionStore:
         if self._store is None:
@@ -89,6 +120,7 @@ class Sessions:
         session.transcript = Transcript(session_id, self._client, self._store)
         session.checkpoints = Checkpoints(self._checkpoint_store(), session_id)
         session.rule_book = self.rule_book
+        self._claim(session_id)  # a new id: nobody else holds it
         if self._store is not None:
             try:
                 self._store.create(self._record(session, stamp))
@@ -134,35 +166,44 @@ class Sessions:
         session = self.live.get(session_id)
         if session is None:
             store = self._require_store()
-            record = store.get(session_id)
-            if record is None:
-                raise SessionNotFound(session_id)
-            session = Session(
-                id=record.id,
-                cwd=record.cwd,
-                additional_directories=list(record.additional_directories),
-                mode=record.mode,
-                model=record.model,
-                thought_level=record.thought_level,
-                title=record.title,
-                created_at=record.created_at,
-                rules=_rules_from(record.state.get("rules")),
-                cost_usd=float(record.state.get("cost_usd", 0.0)),
-                last_turn=_last_turn_from(record.state.get("last_turn")),
-                notes=[str(note) for note in record.state.get("notes", []) if isinstance(note, str)],
-                compactions=CompactionStats.from_state(record.state.get("compactions")),
-            )
-            session.history = self._stored_history(store, session_id)
-            session.transcript = Transcript(session_id, self._client, store)
-            session.checkpoints = Checkpoints(self._checkpoint_store(), session_id)
-            session.rule_book = self.rule_book
-            if looks_interrupted(session.history):
-                self._repair(store, session)
+            self._claim(session_id)
+            try:
+                session = self._revive(store, session_id)
+            except BaseException:
+                self._release(session_id)
+                raise
             self.live[session_id] = session
         if cwd is not None:
             session.cwd = cwd
         if directories is not None:
             session.additional_directories = list(directories)
+        return session
+
+    def _revive(self, store: SessionStore, session_id: str) -> Session:
+        record = store.get(session_id)
+        if record is None:
+            raise SessionNotFound(session_id)
+        session = Session(
+            id=record.id,
+            cwd=record.cwd,
+            additional_directories=list(record.additional_directories),
+            mode=record.mode,
+            model=record.model,
+            thought_level=record.thought_level,
+            title=record.title,
+            created_at=record.created_at,
+            rules=_rules_from(record.state.get("rules")),
+            cost_usd=float(record.state.get("cost_usd", 0.0)),
+            last_turn=_last_turn_from(record.state.get("last_turn")),
+            notes=[str(note) for note in record.state.get("notes", []) if isinstance(note, str)],
+            compactions=CompactionStats.from_state(record.state.get("compactions")),
+        )
+        session.history = self._stored_history(store, session_id)
+        session.transcript = Transcript(session_id, self._client, store)
+        session.checkpoints = Checkpoints(self._checkpoint_store(), session_id)
+        session.rule_book = self.rule_book
+        if looks_interrupted(session.history):
+            self._repair(store, session)
         return session
 
     @staticmethod
@@ -212,16 +253,29 @@ class Sessions:
         if session is not None:
             await session.shut_down()
             self.save(session)
+            self._release(session_id)
 
     async def delete(self, session_id: str) -> None:
         session = self.live.pop(session_id, None)
-        if session is not None:
+        if session is None:
+            self._claim(session_id)  # not while another connection is using it
+        else:
             session.deleted = True
             if session.transcript is not None:
                 session.transcript.detach()  # what the cancelled turn still says is not kept
             await session.shut_down()
-        if self._store is not None:
-            self._store.delete(session_id)
+        try:
+            if self._store is not None:
+                self._store.delete(session_id)
+        finally:
+            self._release(session_id)
+
+    def release_all(self) -> None:
+        """The connection has ended and its turns have stopped: save every live session and let it go."""
+        for session_id, session in list(self.live.items()):
+            self.save(session)
+            self._release(session_id)
+        self.live.clear()
 
     def fork(self, source: Session, cwd: str, directories: Sequence[str]) -> Session:
         fork = self.create(cwd, directories, source.mode, source.model)

@@ -15,6 +15,7 @@ from ..acp.lines import PrefixedStream
 from ..acp.router import Router
 from ..acp.schema import ClientCapabilities
 from ..acp.stdio import stdio_streams
+from ..agent.claims import SessionClaims
 from ..agent.client import Client
 from ..agent.commands import Commands
 from ..agent.config import SessionConfig
@@ -112,21 +113,33 @@ async def serve(
     receive: anyio.abc.ByteReceiveStream,
     send: anyio.abc.ByteSendStream,
     early_initialize: dict[str, Any] | None = None,
+    claims: SessionClaims | None = None,
 ) -> None:
-    """Serve one ACP connection until its input ends (`early_initialize`: see `acp.early`)."""
+    """Serve one ACP connection until its input ends (`early_initialize`: see `acp.early`).
+
+    `claims`: this is one of several connections sharing the store (`coder-agent serve`): when it ends, its
+    sessions are saved and let go, so that another connection can load them.
+    """
     router = Router()
     connection = Connection(receive, send, router)
     editor = EditorClient(connection)
     store, problem = open_store(settings)
-    async with anyio.create_task_group() as background:
-        client = FillIn(editor, background)  # what the editor does not offer, this machine serves
-        handlers = build_agent(
-            settings, client, editor.set_capabilities, Sessions(client, store, problem), background, router
-        )
-        if early_initialize is not None:
-            handlers.adopt_initialize(early_initialize)
-        await connection.serve()
-        background.cancel_scope.cancel()
+    sessions: Sessions | None = None
+    try:
+        async with anyio.create_task_group() as background:
+            client = FillIn(editor, background)  # what the editor does not offer, this machine serves
+            sessions = Sessions(client, store, problem, claims)
+            handlers = build_agent(settings, client, editor.set_capabilities, sessions, background, router)
+            if early_initialize is not None:
+                handlers.adopt_initialize(early_initialize)
+            await connection.serve()
+            background.cancel_scope.cancel()
+    finally:
+        if claims is not None:  # the turns have stopped (`serve` waited for them): nothing writes any more
+            if sessions is not None:
+                sessions.release_all()
+            if isinstance(store, SqliteSessionStore):
+                store.close()
 
 
 async def serve_stdio(settings: Settings, in_fd: int, out_fd: int, early: EarlyRead | None = None) -> None:

@@ -76,6 +76,7 @@ class SessionHandlers:
 
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         _require_roots(params.cwd, params.additional_directories)
+        await self._state.sessions.wait_released(params.session_id)
         session = self._state.sessions.restore(params.session_id, params.cwd, params.additional_directories)
         await self._state.mcp.attach(session, params.mcp_servers, self._announce_after_reply(session))
         self._menu.refresh()
@@ -140,12 +141,14 @@ class SessionHandlers:
         return Empty()
 
     async def delete(self, params: SessionIdParams) -> Empty:
+        await self._state.sessions.wait_released(params.session_id)
         await self._state.sessions.delete(params.session_id)  # an unknown session is deleted already
         self._state.mcp.forget(params.session_id)
         return Empty()
 
     async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
         _require_roots(params.cwd, params.additional_directories)
+        await self._state.sessions.wait_released(params.session_id)
         source = self._state.sessions.restore(params.session_id, None, None)
         directories = params.additional_directories
         if directories is None:  # the fork lives where its source does
