@@ -18,7 +18,7 @@ from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, Sto
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
 from .checkpoints import UndoReport
-from .client import Client
+from .client import META_KEY, Client
 from .commands import Commands, CommandServices
 from .compactor import Compactor
 from .errors import AgentError, Busy, ClientError, InvalidInput, NotConfigured
@@ -210,7 +210,11 @@ class Turns(CommandServices):
             changed = await turn_files.end()
             if changed:
                 text = turn_summary(changed, lambda path: _display(path, session.cwd))
-                await session.publish(AgentMessageChunk(content=TextContent(text=text), message_id=new_id("files")))
+                # `_meta` tells clients this message is the agent's own note, not the model's answer
+                note = {META_KEY: {"note": "changed-files"}}
+                await session.publish(
+                    AgentMessageChunk(content=TextContent(text=text), message_id=new_id("files"), _meta=note)
+                )
         except ClientError as exc:
             log.info("could not send the changed files of %s: %s", session.id, exc.message)
         except Exception:  # the summary must never cost the turn its save

@@ -54,6 +54,13 @@ class Observations:
         return "".join(self.answer_parts)
 
 
+def _agents_own_note(update: dict[str, Any]) -> bool:
+    """A message coder-agent writes itself (the files a turn changed), marked in `_meta`: not the model's answer."""
+    meta = update.get("_meta")
+    ours = meta.get("coder-agent") if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and "note" in ours
+
+
 class EvalClient:
     """The `Dispatcher` for the harness's `Connection`."""
 
@@ -123,6 +130,8 @@ class EvalClient:
             self.seen.tool_calls += 1
             self.seen.answer_parts = []
         elif kind == "agent_message_chunk":
+            if _agents_own_note(update):
+                return
             content = update.get("content") or {}
             message_id = update.get("messageId")
             if message_id is not None and message_id != self._message_id:

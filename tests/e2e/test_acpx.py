@@ -227,9 +227,11 @@ def test_acpx_exec_gets_a_file_written_and_a_command_run(
         assert run.stop_reasons() == ["end_turn"]
 
         calls = run.tool_calls()
-        [edit] = [call for call in calls if call.get("kind") == "edit"]
+        # the write, then the command's own change (ran.txt) reported as an edit of its own
+        edit, by_command = [call for call in calls if call.get("kind") == "edit"]
         [execute] = [call for call in calls if call.get("kind") == "execute"]
         assert edit["status"] == "completed"
+        assert by_command["title"] == "Changed by run command: ran.txt" and by_command["status"] == "completed"
         assert execute["status"] == "completed"
         assert (project / "hello.txt").read_text() == CONTENT
         assert (project / "ran.txt").read_text() == CONTENT  # the command ran, in the project folder

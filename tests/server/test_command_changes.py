@@ -70,10 +70,11 @@ async def test_a_commands_edits_creations_and_deletions_each_show_up_as_a_diff(
     }
     answer = next(m for m in srv.requests[-1].body["messages"] if m["role"] == "tool")["content"]
     assert answer.endswith("Files changed by this call: a.txt (modified), b.txt (deleted), c.txt (created).")
-    summary = [
-        u.content.text for u in updates if isinstance(u, AgentMessageChunk) and "Changed 3 files" in u.content.text
-    ]
-    assert summary == ["Changed 3 files:\na.txt  +1 -1\nb.txt  +0 -1  (deleted)\nc.txt  +1 -0  (created)"]
+    # the summary is the agent's own note, marked so clients can tell it from the model's answer
+    notes = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
+    assert notes == ["Changed 3 files:\na.txt  +1 -1\nb.txt  +0 -1  (deleted)\nc.txt  +1 -0  (created)"]
+    [note] = [u for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
+    assert note.field_meta == {"coder-agent": {"note": "changed-files"}}
 
 
 async def test_outside_git_a_change_to_a_file_never_read_is_listed_and_a_new_file_shown(
