@@ -13,9 +13,9 @@ from anyio.abc import ByteReceiveStream
 
 from coder_agent.cli import main
 from coder_agent.settings import PREFIX, Settings
-from tests.e2e.helpers import REPO_ROOT
 from tests.support.acp_client import agent_command, base_env
 from tests.support.acp_schema import AgentMessageValidator
+from tests.support.driving import REPO_ROOT
 
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
 HINT = "this is an Agent Client Protocol server that editors launch"

@@ -19,8 +19,9 @@ from acp.schema import McpServerStdio
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.agent.shell_fixtures import alive, alive_in_group, read_fifo
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
 from tests.support.acp_client import RecordingClient, SpawnedAgent, spawn_agent
+from tests.support.driving import BackgroundPrompt
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -18,7 +18,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.e2e.helpers import REPO_ROOT
+from tests.support.driving import REPO_ROOT
 
 pytestmark = pytest.mark.anyio
 
