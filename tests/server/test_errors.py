@@ -103,7 +103,8 @@ async def test_a_model_that_never_answers_fails_the_prompt_after_the_request_tim
     srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(*[Reply.stall(30)] * 2)
-    settings = make_settings(request_timeout=0.5, max_retries=1)
+    # Long enough for the retry to reach the model server, which shares this process (and its GIL) with the agent.
+    settings = make_settings(request_timeout=2.0, max_retries=1)
     async with inproc_agent(settings) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
