@@ -112,6 +112,7 @@ async def read_line(stream: ByteReceiveStream) -> bytes:
     return data
 
 
+@pytest.mark.e2e
 def test_coder_agent_acp_help_exits_0_as_a_process(tmp_path: Path) -> None:
     done = subprocess.run(agent_command(["acp", "--help"]), env=agent_env(tmp_path), capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr

@@ -284,6 +284,7 @@ def test_an_http_error_after_other_steps_is_rejected() -> None:
     assert Reply(steps=[SleepStep(seconds=1)]).http_error is None
 
 
+@pytest.mark.e2e
 async def test_the_cli_prints_the_url_serves_and_exits_on_sigterm(litellm: ModuleType, tmp_path: Path) -> None:
     script_path = tmp_path / "script.json"
     Script(replies=[Reply.text("from ", "the CLI")]).save(script_path)

@@ -70,6 +70,7 @@ async def start_writer(db: Path, name: str) -> tuple[Process, BufferedByteReceiv
     return process, BufferedByteReceiveStream(process.stdout)
 
 
+@pytest.mark.e2e
 async def test_two_processes_appending_at_once_keep_every_row_exactly_once_with_contiguous_numbers(
     tmp_path: Path,
 ) -> None:
