@@ -5,9 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.driving import REPO_ROOT
+# The driving helpers live in tests/support/driving.py (the in-process tests use them too); here for the e2e tests.
+from tests.support.driving import REPO_ROOT, BackgroundPrompt, initialize, request, texts, updates
 
-__all__ = ["FIRST_PROMPT_TIMEOUT", "REPO_ROOT", "EnvFactory", "scripted_env"]
+__all__ = [
+    "FIRST_PROMPT_TIMEOUT",
+    "REPO_ROOT",
+    "BackgroundPrompt",
+    "EnvFactory",
+    "initialize",
+    "request",
+    "scripted_env",
+    "texts",
+    "updates",
+]
 
 EnvFactory = Callable[..., dict[str, str]]  # the `agent_env` fixture
 
