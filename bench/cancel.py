@@ -1,7 +1,8 @@
 """`session/cancel` -> `stopReason: "cancelled"` while `run_command` runs, and whether the command is left behind.
 
-The real agent (`python -m coder_agent acp`, mode `bypass`) talks to the scripted model server (run as
-`python -m coder_agent.scripted`), whose every reply is a `run_command` of `sleep 30.NNNN` (NNNN marks this run).
+The real agent (`python -m coder_agent acp`, mode `bypass`, started by the eval harness's launcher, as the
+evals and the tests start it) talks to the scripted model server (run as `python -m coder_agent.scripted`),
+whose every reply is a `run_command` of `sleep 30.NNNN` (NNNN marks this run).
 Each iteration sends `session/prompt`, waits for the call's `tool_call_update` with status `in_progress`, sends
 `session/cancel`, and times the prompt's reply. Then it counts the `sleep` processes still alive (from
 /proc). Two client profiles:
@@ -27,7 +28,6 @@ import itertools
 import json
 import math
 import os
-import queue
 import random
 import shutil
 import signal
@@ -35,7 +35,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
@@ -43,16 +42,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import anyio
 import anyio.abc
 import anyio.from_thread
+import client  # noqa: F401  (bench/client.py puts this checkout first on sys.path)
 
+from coder_agent.acp.lines import read_lines
 from coder_agent.acp.schema import TerminalExitStatus
 from coder_agent.agent.errors import ClientError
 from coder_agent.local.terminals import LocalTerminals
 from coder_agent.scripted.script import Reply, Script, tool_call
+from evals.harness.agent_process import AgentPipes, start_agent
+from evals.harness.config import python_env
+from evals.harness.wire import WireLog
 
 TARGET_P99_MS = 150.0
 WAIT = 60.0  # seconds any single wait may take (the first prompt imports litellm)
@@ -170,67 +172,69 @@ class Received:
 
 @dataclass
 class Driver:
-    """The client end of the agent's pipes: writes whole lines; a reader thread serves the agent's requests."""
+    """The client end of the agent's pipes (the eval harness's launcher): writes whole lines, times each line
+    it reads, and serves the agent's requests itself, so it can answer late or ignore a `$/cancel_request`."""
 
-    proc: subprocess.Popen[bytes]
+    pipes: AgentPipes
+    tasks: anyio.abc.TaskGroup
     terminals: Terminals | None
     create_latency: float = 0.0  # seconds between starting a terminal's command and answering terminal/create
-    inbox: queue.Queue[Received] = field(default_factory=queue.Queue)
     served: list[Received] = field(default_factory=list)  # the agent's requests and notifications, with times
-    _write_lock: threading.Lock = field(default_factory=threading.Lock)
     _waits: dict[Any, bool] = field(default_factory=dict)  # wait_for_exit id -> answered already
-    _waits_lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _write_lock: anyio.Lock = field(default_factory=anyio.Lock)
 
-    def start(self) -> None:
-        threading.Thread(target=self._read, daemon=True).start()
+    def __post_init__(self) -> None:
+        self._inbox_in, self._inbox = anyio.create_memory_object_stream[Received](math.inf)
 
-    def send(self, message: dict[str, Any]) -> float:
+    async def send(self, message: dict[str, Any]) -> float:
         data = json.dumps(message, separators=(",", ":")).encode() + b"\n"
-        assert self.proc.stdin is not None
-        with self._write_lock:
+        async with self._write_lock:
             sent = time.perf_counter()
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
+            await self.pipes.stdin.send(data)
         return sent
 
-    def request(self, method: str, params: dict[str, Any]) -> tuple[int, float]:
+    async def request(self, method: str, params: dict[str, Any]) -> tuple[int, float]:
         request_id = next(self._ids)
-        return request_id, self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return request_id, await self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
 
-    def receive(self, timeout: float = WAIT) -> Received:
-        return self.inbox.get(timeout=timeout)
+    async def receive(self, timeout: float = WAIT) -> Received:
+        with anyio.fail_after(timeout):
+            return await self._inbox.receive()
 
-    def reply_to(self, request_id: int, timeout: float = WAIT) -> Received:
-        deadline = time.monotonic() + timeout
-        while True:
-            got = self.receive(max(deadline - time.monotonic(), 0.001))
-            if got.message.get("id") == request_id and "method" not in got.message:
-                return got
+    async def reply_to(self, request_id: int, timeout: float = WAIT) -> Received:
+        with anyio.fail_after(timeout):
+            while True:
+                got = await self.receive(timeout)
+                if got.message.get("id") == request_id and "method" not in got.message:
+                    return got
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
+    async def read(self) -> None:
+        async for line in read_lines(self.pipes.stdout, 2**30):
+            assert isinstance(line, bytes)
             got = Received(time.perf_counter(), json.loads(line))
             method = got.message.get("method")
             if method is not None and ("id" in got.message or method == "$/cancel_request"):
                 self.served.append(got)
-                self._serve(got.message)
+                await self._serve(got.message)
             else:
-                self.inbox.put(got)
+                self._inbox_in.send_nowait(got)
 
-    def _answer(self, request_id: Any, result: Any = None, error: dict[str, Any] | None = None) -> None:
+    async def _answer(self, request_id: Any, result: Any = None, error: dict[str, Any] | None = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
         message.update({"error": error} if error is not None else {"result": result})
-        self.send(message)
+        await self.send(message)
 
-    def _serve(self, message: dict[str, Any]) -> None:
+    async def _answer_later(self, delay: float, request_id: Any, result: Any) -> None:
+        await anyio.sleep(delay)
+        await self._answer(request_id, result)
+
+    async def _serve(self, message: dict[str, Any]) -> None:
         method, params, request_id = message["method"], message.get("params") or {}, message.get("id")
         if method == "$/cancel_request":
-            with self._waits_lock:
-                if self._waits.get(params.get("requestId")) is False:
-                    self._waits[params["requestId"]] = True
-                    self._answer(params["requestId"], error={"code": CANCELLED, "message": "Request cancelled"})
+            if self._waits.get(params.get("requestId")) is False:
+                self._waits[params["requestId"]] = True
+                await self._answer(params["requestId"], error={"code": CANCELLED, "message": "Request cancelled"})
             return
         handlers = {
             "terminal/create": "create",
@@ -240,32 +244,30 @@ class Driver:
         }
         if self.terminals is not None and method == "terminal/create" and self.create_latency:
             created = self.terminals.create(params)  # the command starts now; the answer comes late
-            threading.Timer(self.create_latency, self._answer, (request_id, created)).start()
+            self.tasks.start_soon(self._answer_later, self.create_latency, request_id, created)
         elif self.terminals is not None and method == "terminal/wait_for_exit":
-            with self._waits_lock:
-                self._waits[request_id] = False
-            threading.Thread(target=self._wait_for_exit, args=(request_id, params), daemon=True).start()
+            self._waits[request_id] = False
+            self.tasks.start_soon(self._wait_for_exit, request_id, params)
         elif self.terminals is not None and method in handlers:
             try:
-                self._answer(request_id, getattr(self.terminals, handlers[method])(params))
+                await self._answer(request_id, getattr(self.terminals, handlers[method])(params))
             except KeyError:
-                self._answer(request_id, error={"code": -32602, "message": "unknown terminal"})
+                await self._answer(request_id, error={"code": -32602, "message": "unknown terminal"})
         elif method == "session/request_permission":
-            self._answer(request_id, {"outcome": {"outcome": "cancelled"}})
+            await self._answer(request_id, {"outcome": {"outcome": "cancelled"}})
         else:
-            self._answer(request_id, error={"code": -32601, "message": f"Method not found: {method}"})
+            await self._answer(request_id, error={"code": -32601, "message": f"Method not found: {method}"})
 
-    def _wait_for_exit(self, request_id: Any, params: dict[str, Any]) -> None:
+    async def _wait_for_exit(self, request_id: Any, params: dict[str, Any]) -> None:
         assert self.terminals is not None
         try:
-            result: dict[str, Any] | None = self.terminals.wait_for_exit(params)
+            result = await anyio.to_thread.run_sync(self.terminals.wait_for_exit, params, abandon_on_cancel=True)
             error = None
         except KeyError:
             result, error = None, {"code": -32602, "message": "unknown terminal"}
-        with self._waits_lock:
-            if self._waits.pop(request_id, True):
-                return  # cancelled and answered already
-            self._answer(request_id, result, error)
+        if self._waits.pop(request_id, True):
+            return  # cancelled and answered already
+        await self._answer(request_id, result, error)
 
 
 def label(received: Received, call_id: str | None) -> str:
@@ -295,13 +297,13 @@ class Iteration:
     trace: list[tuple[str, float]]
 
 
-def one_prompt(driver: Driver, session_id: str, marker: str, delay: float, grace: float) -> Iteration:
+async def one_prompt(driver: Driver, session_id: str, marker: str, delay: float, grace: float) -> Iteration:
     served_before = len(driver.served)
     prompt = [{"type": "text", "text": "run it"}]
-    prompt_id, _ = driver.request("session/prompt", {"sessionId": session_id, "prompt": prompt})
+    prompt_id, _ = await driver.request("session/prompt", {"sessionId": session_id, "prompt": prompt})
     call_id = None
     while True:  # until the run_command call is in progress
-        message = driver.receive().message
+        message = (await driver.receive()).message
         if message.get("id") == prompt_id:
             raise RuntimeError(f"the prompt ended before the command ran: {message}")
         update = message.get("params", {}).get("update", {}) if message.get("method") == "session/update" else {}
@@ -310,11 +312,12 @@ def one_prompt(driver: Driver, session_id: str, marker: str, delay: float, grace
         if update.get("toolCallId") == call_id and update.get("status") == "in_progress":
             break
     if delay:
-        time.sleep(delay)
-    cancelled_at = driver.send({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}})
+        await anyio.sleep(delay)
+    cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}}
+    cancelled_at = await driver.send(cancel)
     after: list[Received] = []
     while True:
-        got = driver.receive()
+        got = await driver.receive()
         after.append(got)
         if got.message.get("id") == prompt_id and "method" not in got.message:
             break
@@ -325,7 +328,7 @@ def one_prompt(driver: Driver, session_id: str, marker: str, delay: float, grace
     left = left_at_reply
     deadline = time.monotonic() + grace
     while left and time.monotonic() < deadline:
-        time.sleep(0.02)
+        await anyio.sleep(0.02)
         left = len(marker_processes(marker))
     for pid in marker_processes(marker):  # a leftover must not leak into the next iteration's count
         with contextlib.suppress(ProcessLookupError):
@@ -348,7 +351,7 @@ def start_model(script: Script, folder: Path) -> tuple[subprocess.Popen[bytes], 
     return server, url
 
 
-def run_profile(name: str, args: argparse.Namespace, url: str, marker: str, folder: Path) -> list[Iteration]:
+async def run_profile(name: str, args: argparse.Namespace, url: str, marker: str, folder: Path) -> list[Iteration]:
     home, project = folder / f"home-{name}", folder / f"project-{name}"
     project.mkdir()
     env = {
@@ -361,37 +364,32 @@ def run_profile(name: str, args: argparse.Namespace, url: str, marker: str, fold
         "CODER_AGENT_DEFAULT_MODE": "bypass",
         "CODER_AGENT_LOG_LEVEL": args.log_level,
     }
-    log = open(folder / f"agent-{name}.log", "wb")  # noqa: SIM115
-    command = [sys.executable, "-m", "coder_agent", "acp"]
-    agent = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, cwd=project, env=env)
     terminals = Terminals() if name == "terminal" else None
-    driver = Driver(agent, terminals, args.create_latency)
-    driver.start()
+    launch = start_agent(
+        WireLog(check=False), env=python_env(env), cwd=project, stderr_path=folder / f"agent-{name}.log"
+    )
     try:
-        capabilities = {"terminal": True} if terminals is not None else {}
-        init_id, _ = driver.request("initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
-        driver.reply_to(init_id)
-        new_id, _ = driver.request("session/new", {"cwd": str(project), "mcpServers": []})
-        session_id = driver.reply_to(new_id).message["result"]["sessionId"]
-        for _ in range(args.warmup):  # the first prompt waits for litellm to import
-            one_prompt(driver, session_id, marker, args.delay, args.grace)
-        results = []
-        for index in range(args.runs):
-            results.append(one_prompt(driver, session_id, marker, args.delay, args.grace))
-            print(f"\r{name}: {index + 1}/{args.runs}", end="", file=sys.stderr, flush=True)
-        print(file=sys.stderr)
-        return results
+        async with launch as pipes, anyio.create_task_group() as tasks:
+            driver = Driver(pipes, tasks, terminals, args.create_latency)
+            tasks.start_soon(driver.read)
+            capabilities = {"terminal": True} if terminals is not None else {}
+            init_id, _ = await driver.request("initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+            await driver.reply_to(init_id)
+            new_id, _ = await driver.request("session/new", {"cwd": str(project), "mcpServers": []})
+            session_id = (await driver.reply_to(new_id)).message["result"]["sessionId"]
+            for _ in range(args.warmup):  # the first prompt waits for litellm to import
+                await one_prompt(driver, session_id, marker, args.delay, args.grace)
+            results = []
+            for index in range(args.runs):
+                results.append(await one_prompt(driver, session_id, marker, args.delay, args.grace))
+                print(f"\r{name}: {index + 1}/{args.runs}", end="", file=sys.stderr, flush=True)
+            print(file=sys.stderr)
+            await pipes.stop()  # stdin EOF: the agent exits, and the reader with it
+            tasks.cancel_scope.cancel()
+            return results
     finally:
-        assert agent.stdin is not None
-        agent.stdin.close()
-        try:
-            agent.wait(10)
-        except subprocess.TimeoutExpired:
-            agent.kill()
-            agent.wait()
         if terminals is not None:
             terminals.close()
-        log.close()
 
 
 def report(name: str, results: list[Iteration], show_trace: bool) -> None:
@@ -446,7 +444,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-cancel-"))
     server, url = start_model(script, folder)
     try:
-        results = {name: run_profile(name, args, url, marker, folder) for name in profiles}
+        results = {name: anyio.run(run_profile, name, args, url, marker, folder) for name in profiles}
     finally:
         server.terminate()
         server.wait(10)

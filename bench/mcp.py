@@ -9,55 +9,39 @@ median over N `session/new` requests in one running agent (the first, which buil
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+from pathlib import Path
 from typing import Any
+
+import anyio
+from client import agent, timed_request  # bench/client.py: the one client (the eval harness's launcher)
+
+from evals.harness.agent_process import AgentProcess
 
 DEAD = {"name": "ghost", "command": "/nonexistent/mcp-server", "args": [], "env": []}
 HANGS = {"name": "hangs", "command": sys.executable, "args": ["-c", "import time; time.sleep(60)"], "env": []}
 
 
-class Agent:
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "coder_agent", "acp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        self.next_id = 0
-
-    def call(self, method: str, params: dict[str, Any]) -> tuple[float, dict[str, Any]]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.next_id += 1
-        line = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}) + "\n"
-        start = time.perf_counter()
-        self.proc.stdin.write(line.encode())
-        self.proc.stdin.flush()
-        while True:
-            message = json.loads(self.proc.stdout.readline())
-            if message.get("id") == self.next_id:
-                return time.perf_counter() - start, message
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
-
-
-def measure(agent: Agent, cwd: str, servers: list[dict[str, Any]], runs: int) -> list[float]:
+async def measure(running: AgentProcess, cwd: str, servers: list[dict[str, Any]], runs: int) -> list[float]:
     times = []
     for _ in range(runs):
-        seconds, reply = agent.call("session/new", {"cwd": cwd, "mcpServers": servers})
-        assert "sessionId" in reply.get("result", {}), reply
+        seconds, reply = await timed_request(running, "session/new", {"cwd": cwd, "mcpServers": servers})
+        assert "sessionId" in reply, reply
         times.append(seconds)
     return times
+
+
+async def run(env: dict[str, str], home: str, runs: int) -> tuple[list[float], list[float], list[float]]:
+    async with agent(env, Path(home)) as running:
+        await running.connection.request("initialize", {"protocolVersion": 1})
+        await measure(running, home, [], 1)  # warm up
+        plain = await measure(running, home, [], runs)
+        dead = await measure(running, home, [DEAD], runs)
+        hangs = await measure(running, home, [HANGS], min(runs, 10))
+    return plain, dead, hangs
 
 
 def main() -> None:
@@ -72,13 +56,7 @@ def main() -> None:
             CODER_AGENT_API_BASE="http://127.0.0.1:9/v1",
             CODER_AGENT_MCP_TIMEOUT="5",
         )
-        agent = Agent(env)
-        agent.call("initialize", {"protocolVersion": 1})
-        measure(agent, home, [], 1)  # warm up
-        plain = measure(agent, home, [], args.runs)
-        dead = measure(agent, home, [DEAD], args.runs)
-        hangs = measure(agent, home, [HANGS], min(args.runs, 10))
-        agent.close()
+        plain, dead, hangs = anyio.run(run, env, home, args.runs)
     for label, times in (("no MCP server", plain), ("one dead MCP server", dead), ("one hanging MCP server", hangs)):
         print(
             f"session/new, {label:24s} median {statistics.median(times) * 1000:6.1f} ms  "

@@ -1,8 +1,9 @@
 """Session store figures: `session/load` of a 1,000-turn session and `session/list` over 10,000 sessions.
 
 The data is written straight through `SqliteSessionStore` (the agent's own wire models and messages, so the
-bytes are what the agent stores). Then the real `coder-agent acp` is driven over raw pipes, as an editor
-drives it: each figure runs from writing the request to reading its reply, every replayed line read.
+bytes are what the agent stores). Then the real `coder-agent acp` is driven through the benchmarks' client
+(bench/client.py), as an editor drives it: each figure runs from writing the request to reading its reply,
+every replayed line read.
 
 - load, cold: the first `session/load` in a fresh agent (restore: record + model messages, then the replay)
 - load, warm: the same session loaded again in that agent (the replay only)
@@ -23,18 +24,20 @@ import json
 import os
 import pstats
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
+from client import Editor, agent, timed_request  # bench/client.py: the one client (the eval harness's launcher)
 
+from coder_agent.acp.errors import RequestError
 from coder_agent.acp.schema import (
     AgentMessageChunk,
     ContentToolCallContent,
@@ -49,6 +52,7 @@ from coder_agent.agent.sessions import Sessions
 from coder_agent.llm.messages import AssistantMessage, TextPart, ToolCallRequest, ToolMessage, UserMessage
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
+from evals.harness.agent_process import AgentProcess
 
 BIG = "sess_big"
 CWD = "/home/dev/project"
@@ -118,48 +122,39 @@ def build(db: Path, turns: int, sessions: int) -> None:
 
 
 class Agent:
-    """`coder-agent acp` on raw pipes; `call` times one request until its reply, counting the lines before it."""
+    """`coder-agent acp` through the benchmarks' client; `call` times one request until its reply, counting the
+    notifications (the replayed updates) before it."""
 
-    def __init__(self, home: Path) -> None:
-        env = {
-            **os.environ,
-            "CODER_AGENT_HOME": str(home),
-            "CODER_AGENT_MODEL": "openai/bench",
-            "CODER_AGENT_API_BASE": "http://127.0.0.1:9/v1",  # never called: no prompt is sent
-            "CODER_AGENT_LOG_LEVEL": "WARNING",
-        }
-        command = [sys.executable, "-m", "coder_agent", "acp"]
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=home)
-        self._ids = iter(range(1, 1_000_000))
-        self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})  # answered early (acp.early)
-        self.call("_bench/ready", {}, error_ok=True)  # answered once the runtime has loaded: not timed
+    def __init__(self, running: AgentProcess, editor: Editor) -> None:
+        self.running = running
+        self.editor = editor
 
-    def call(self, method: str, params: dict[str, Any], error_ok: bool = False) -> tuple[float, int, dict[str, Any]]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        request_id = next(self._ids)
-        line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
-        notifications = 0
-        start = time.perf_counter()
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-        while True:
-            reply = self.proc.stdout.readline()
-            if not reply:
-                raise RuntimeError(f"the agent exited during {method}")
-            if reply.startswith(NOTIFICATION):
-                notifications += 1
-                continue
-            message = json.loads(reply)
-            if message.get("id") == request_id:
-                elapsed = time.perf_counter() - start
-                if "error" in message and not error_ok:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return elapsed, notifications, message.get("result", {})
+    async def call(self, method: str, params: dict[str, Any], error_ok: bool = False) -> tuple[float, int, Any]:
+        before = self.editor.notifications
+        try:
+            elapsed, result = await timed_request(self.running, method, params)
+        except RequestError as exc:
+            if not error_ok:
+                raise RuntimeError(f"{method}: {exc.code} {exc.message}") from exc
+            return 0.0, 0, {}
+        return elapsed, self.editor.notifications - before, result
 
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
+
+@asynccontextmanager
+async def started(home: Path) -> AsyncIterator[Agent]:
+    env = {
+        **os.environ,
+        "CODER_AGENT_HOME": str(home),
+        "CODER_AGENT_MODEL": "openai/bench",
+        "CODER_AGENT_API_BASE": "http://127.0.0.1:9/v1",  # never called: no prompt is sent
+        "CODER_AGENT_LOG_LEVEL": "WARNING",
+    }
+    editor = Editor()
+    async with agent(env, home, editor) as running:
+        bench = Agent(running, editor)
+        await bench.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})  # answered early
+        await bench.call("_bench/ready", {}, error_ok=True)  # answered once the runtime has loaded: not timed
+        yield bench
 
 
 def figure(label: str, seconds: Sequence[float], target_ms: float | None = None) -> None:
@@ -199,31 +194,13 @@ def main() -> None:
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
         )
 
-        cold, warm = [], []
-        load = {"sessionId": BIG, "cwd": CWD, "mcpServers": []}
-        for _ in range(args.loads):
-            agent = Agent(home)
-            elapsed, replayed, _ = agent.call("session/load", load)
-            cold.append(elapsed)
-            assert replayed == stored + 2, (replayed, stored)  # + the current mode and config options
-            warm += [agent.call("session/load", load)[0] for _ in range(2)]
-            agent.close()
+        cold, warm, lists = anyio.run(drive, home, stored, args)
+        first, filtered, deep, page = lists
         figure(f"session/load, cold ({stored} updates replayed)", cold, 300)
         figure("session/load, warm (replay only)", warm, 300)
-
-        agent = Agent(home)
-        first = [agent.call("session/list", {}) for _ in range(args.lists)]
-        figure(f"session/list, first page of {args.sessions + 1}", [t for t, _, _ in first], 50)
-        filtered = [agent.call("session/list", {"cwd": "/home/dev/p7"})[0] for _ in range(args.lists)]
+        figure(f"session/list, first page of {args.sessions + 1}", first, 50)
         figure("session/list, cwd filter (1 in 20)", filtered, 50)
-        cursor, page = None, 1
-        while page < 101 and (following := agent.call("session/list", {"cursor": cursor} if cursor else {})[2]):
-            if "nextCursor" not in following:
-                break
-            cursor, page = following["nextCursor"], page + 1
-        deep = [agent.call("session/list", {"cursor": cursor})[0] for _ in range(args.lists)]
         figure(f"session/list, page {page} (by cursor)", deep, 50)
-        agent.close()
 
         print("in-process breakdown of a load (no process, no pipe):")
         figure("  read the update bodies from SQLite", timed(lambda: list(store.updates(BIG)), 5))
@@ -234,6 +211,28 @@ def main() -> None:
         store.close()
         if args.profile:
             profile_warm_load(home)
+
+
+async def drive(home: Path, stored: int, args: argparse.Namespace) -> tuple[list[float], list[float], Any]:
+    """The timed calls, each through a running agent, as an editor makes them."""
+    cold, warm = [], []
+    load = {"sessionId": BIG, "cwd": CWD, "mcpServers": []}
+    for _ in range(args.loads):
+        async with started(home) as bench:
+            elapsed, replayed, _ = await bench.call("session/load", load)
+            cold.append(elapsed)
+            assert replayed == stored + 2, (replayed, stored)  # + the current mode and config options
+            warm += [(await bench.call("session/load", load))[0] for _ in range(2)]
+    async with started(home) as bench:
+        first = [(await bench.call("session/list", {}))[0] for _ in range(args.lists)]
+        filtered = [(await bench.call("session/list", {"cwd": "/home/dev/p7"}))[0] for _ in range(args.lists)]
+        cursor, page = None, 1
+        while page < 101 and (following := (await bench.call("session/list", {"cursor": cursor} if cursor else {}))[2]):
+            if "nextCursor" not in following:
+                break
+            cursor, page = following["nextCursor"], page + 1
+        deep = [(await bench.call("session/list", {"cursor": cursor}))[0] for _ in range(args.lists)]
+    return cold, warm, (first, filtered, deep, page)
 
 
 class _Source(anyio.abc.ByteReceiveStream):

@@ -9,15 +9,16 @@ RSS is read from /proc right after the session/new reply, before any prompt; lit
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
+import anyio
+from client import agent  # bench/client.py: the one client (the eval harness's launcher)
 
 
 def rss_mb(pid: int) -> float:
@@ -28,25 +29,16 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def one_run(env: dict[str, str], cwd: str) -> tuple[float, float, float]:
-    command = [sys.executable, "-m", "coder_agent", "acp"]
+async def one_run(env: dict[str, str], cwd: str) -> tuple[float, float, float]:
     start = time.perf_counter()
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(INITIALIZE)
-    proc.stdin.flush()
-    reply = json.loads(proc.stdout.readline())
-    t_init = time.perf_counter() - start
-    assert reply["result"]["protocolVersion"] == 1, reply
-    new = {"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}}
-    proc.stdin.write(json.dumps(new).encode() + b"\n")
-    proc.stdin.flush()
-    reply = json.loads(proc.stdout.readline())
-    t_new = time.perf_counter() - start
-    assert "sessionId" in reply["result"], reply
-    rss = rss_mb(proc.pid)
-    proc.stdin.close()
-    proc.wait(timeout=10)
+    async with agent(env, Path(cwd)) as running:
+        init = await running.connection.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        t_init = time.perf_counter() - start
+        assert init["protocolVersion"] == 1, init
+        new = await running.connection.request("session/new", {"cwd": cwd, "mcpServers": []})
+        t_new = time.perf_counter() - start
+        assert "sessionId" in new, new
+        rss = rss_mb(running.process.pid)
     return t_init, t_new, rss
 
 
@@ -70,8 +62,8 @@ def main() -> None:
             CODER_AGENT_MODEL="openai/bench",
             CODER_AGENT_API_BASE="http://127.0.0.1:9/v1",
         )
-        one_run(env, home)  # warm the bytecode cache
-        results = [one_run(env, home) for _ in range(args.runs)]
+        anyio.run(one_run, env, home)  # warm the bytecode cache
+        results = [anyio.run(one_run, env, home) for _ in range(args.runs)]
     python = baseline(args.runs)
     inits, news, rsss = zip(*results, strict=True)
     print(f"runs: {args.runs} (medians; min-max in brackets)")

@@ -37,3 +37,17 @@ def workspace(tmp_path: Path) -> Path:
     path = tmp_path / "workspace"
     path.mkdir()
     return path
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest first: the eval gate, then the tests that start processes, then the rest (in their order).
+
+    Alone this changes nothing; with `-n 2` (pytest-xdist) the long ones start at once instead of last.
+    """
+
+    def rank(item: pytest.Item) -> int:
+        if item.nodeid.startswith("tests/evals/test_gate.py"):
+            return 0
+        return 1 if item.get_closest_marker("e2e") else 2
+
+    items.sort(key=rank)

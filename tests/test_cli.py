@@ -13,9 +13,9 @@ from anyio.abc import ByteReceiveStream
 
 from coder_agent.cli import main
 from coder_agent.settings import PREFIX, Settings
-from tests.e2e.helpers import REPO_ROOT
 from tests.support.acp_client import agent_command, base_env
 from tests.support.acp_schema import AgentMessageValidator
+from tests.support.driving import REPO_ROOT
 
 INITIALIZE = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n'
 HINT = "this is an Agent Client Protocol server that editors launch"
@@ -114,6 +114,7 @@ async def read_line(stream: ByteReceiveStream) -> bytes:
     return data
 
 
+@pytest.mark.e2e
 def test_coder_agent_acp_help_exits_0_as_a_process(tmp_path: Path) -> None:
     done = subprocess.run(agent_command(["acp", "--help"]), env=agent_env(tmp_path), capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr

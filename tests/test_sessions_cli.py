@@ -7,11 +7,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.sessions_cli import main
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
+from tests.support.driving import open_session, prompt
+from tests.support.inproc import inproc_agent
+from tests.support.inproc import test_settings as agent_settings
 
 
 def text(value: str) -> dict[str, str]:
@@ -275,3 +281,48 @@ def test_export_puts_an_image_stored_once_back_in_its_update_and_its_message(
     exported = json.loads(capsys.readouterr().out)
     assert exported["updates"][-1]["content"]["data"] == "aGVsbG8="
     assert exported["messages"][-1]["parts"][0]["data"] == "aGVsbG8="
+
+
+def test_list_show_export_and_delete_a_session_the_agent_recorded(
+    home: Path, srv: ScriptedModelServer, workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    srv.enqueue(Reply.thinking_then_text(["Counting."], ["The answer ", "is 42."]))
+
+    async def record() -> str:
+        async with inproc_agent(agent_settings(home, srv.url)) as agent:
+            session_id = await open_session(agent, workspace)
+            await prompt(agent, session_id, "What is the answer?")
+            return session_id
+
+    session_id = anyio.run(record)
+
+    def sessions(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, listed, err = sessions("list")
+    assert code == 0, err
+    assert f"{session_id}  " in listed and "What is the answer?" in listed
+    as_json = json.loads(sessions("list", "--json", "--cwd", str(workspace))[1])
+    assert [(s["id"], s["title"]) for s in as_json] == [(session_id, "What is the answer?")]
+
+    code, shown, err = sessions("show", session_id)
+    assert code == 0, err
+    assert "> What is the answer?\n" in shown
+    assert "\nThe answer is 42.\n" in shown
+    assert "(thinking) Counting." in shown
+
+    code, _, err = sessions("export", session_id, "-o", str(tmp_path / "export.json"))
+    assert code == 0, err
+    exported = json.loads((tmp_path / "export.json").read_text())
+    assert exported["session"]["id"] == session_id
+    chunks = [u["content"]["text"] for u in exported["updates"] if u["sessionUpdate"] == "agent_message_chunk"]
+    assert chunks == ["The answer ", "is 42."]
+    assert [m["role"] for m in exported["messages"]] == ["user", "assistant"]
+
+    assert sessions("delete", session_id)[:2] == (0, f"Deleted {session_id}\n")
+    code, _, err = sessions("show", session_id)
+    assert code == 1
+    assert f"unknown session {session_id}" in err and "Traceback" not in err
+    assert sessions("list")[1] == "No saved sessions.\n"

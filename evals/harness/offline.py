@@ -1,28 +1,26 @@
-"""Offline runs: the scripted model server as a subprocess, playing a task's golden.json or null.json.
+"""Offline runs: the scripted model server playing a task's golden.json or null.json.
 
-`python -m coder_agent.scripted --script FILE` prints its api_base on its first stdout line, then serves
-until SIGTERM. The agent is pointed at it as `openai/scripted`, so the whole chain (ACP, agent, litellm,
-tools, verifier) runs with no key and no network.
+It runs in the harness's own process (`coder_agent.scripted.server.ScriptedModelServer`, on a free port of
+127.0.0.1): a trial starts no process for it. The agent is pointed at it as `openai/scripted`, so the whole
+chain (ACP, agent, litellm, tools, verifier) runs with no key and no network. When the trial ends, the
+requests the model was sent are listed (with the last message of each) in the trial's `model.log`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Mapping
+import json
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+from pydantic import ValidationError
 
-from coder_agent.acp.lines import read_lines
+from coder_agent.scripted.script import Script
+from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
 
-from .procs import kill_group
+from .errors import one_line
 
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 5.0
 MODEL = "openai/scripted"
 API_KEY = "sk-offline"
 
@@ -32,33 +30,28 @@ class ScriptedServerError(RuntimeError):
 
 
 @asynccontextmanager
-async def scripted_model(script: Path, env: Mapping[str, str], log_path: Path) -> AsyncIterator[str]:
-    """Run the scripted model server on `script`; yields its api_base URL."""
-    with log_path.open("wb") as log:
-        process = await anyio.open_process(
-            [sys.executable, "-m", "coder_agent.scripted", "--script", str(script)],
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-        )
+async def scripted_model(script: Path, log_path: Path) -> AsyncIterator[str]:
+    """Serve `script` until the block ends; yields its api_base URL."""
     try:
-        assert process.stdout is not None
-        url = None
-        with anyio.move_on_after(START_TIMEOUT):
-            async for line in read_lines(process.stdout, 4096):
-                if isinstance(line, bytes) and line.startswith(b"http"):
-                    url = line.decode().strip()
-                    break
-        if url is None:
-            detail = (await anyio.Path(log_path).read_text(encoding="utf-8", errors="replace"))[-2000:]
-            raise ScriptedServerError(f"the scripted model server did not start on {script}:\n{detail}")
-        yield url
+        loaded = await anyio.to_thread.run_sync(Script.load, script)
+    except OSError as exc:
+        raise ScriptedServerError(f"cannot read the script {script}: {exc.strerror or exc}") from exc
+    except ValidationError as exc:
+        raise ScriptedServerError(
+            f"{script} is not a script the scripted model server can play: {one_line(exc)}"
+        ) from exc
+    server = ScriptedModelServer(loaded)
+    await anyio.to_thread.run_sync(server.start)
+    try:
+        yield server.url
     finally:
         with anyio.CancelScope(shield=True):
-            with contextlib.suppress(ProcessLookupError):
-                process.send_signal(signal.SIGTERM)
-            with anyio.move_on_after(STOP_TIMEOUT):
-                await process.wait()
-            kill_group(process)
-            await process.aclose()
+            await anyio.to_thread.run_sync(server.stop)
+            await anyio.Path(log_path).write_text("".join(_logged(r) for r in server.requests), encoding="utf-8")
+
+
+def _logged(request: RecordedRequest) -> str:
+    """One line per request: where it went, and the last message the model was sent."""
+    messages = request.body.get("messages") or [None]
+    row = {"method": request.method, "path": request.path, "messages": len(messages), "last": messages[-1]}
+    return json.dumps(row, ensure_ascii=False) + "\n"

@@ -20,7 +20,7 @@ from coder_agent.acp.jsonrpc import Connection
 
 from .agent_process import launch_agent
 from .client import EvalClient
-from .config import RunConfig, agent_env, python_env
+from .config import RunConfig, agent_env
 from .fs import FileService
 from .offline import scripted_model
 from .results import Attempt, TrialResult, failure_mode, trial_dir
@@ -92,7 +92,7 @@ async def _run(config: RunConfig, task: Task, paths: TrialPaths, result: TrialRe
         api_base = None
         if config.offline is not None:
             script = task.script(config.offline)
-            api_base = await stack.enter_async_context(scripted_model(script, python_env(), folder / "model.log"))
+            api_base = await stack.enter_async_context(scripted_model(script, folder / "model.log"))
         env = agent_env(config, task, paths.home, api_base)
         wire = WireLog(folder / "transcript.jsonl")
         stack.callback(wire.close)

@@ -40,6 +40,7 @@ def agent_env(tmp_path: Path) -> dict[str, str]:
     return {**base_env(), "PYTHONPATH": str(REPO_ROOT), "CODER_AGENT_HOME": str(tmp_path / "home")}
 
 
+@pytest.mark.e2e
 def test_acp_with_stdin_from_dev_null_exits_at_once(tmp_path: Path) -> None:
     started = time.monotonic()
     with open(os.devnull, "rb") as stdin:
@@ -51,6 +52,7 @@ def test_acp_with_stdin_from_dev_null_exits_at_once(tmp_path: Path) -> None:
     assert time.monotonic() - started < 20
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(sys.platform != "linux", reason="pty semantics checked on Linux")
 def test_one_ctrl_d_in_a_terminal_ends_the_agent(tmp_path: Path) -> None:
     """Ctrl-D on a terminal ends input once; the agent must not wait for a second one."""

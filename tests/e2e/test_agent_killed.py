@@ -19,8 +19,9 @@ from acp.schema import McpServerStdio
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.agent.shell_fixtures import alive, alive_in_group, read_fifo
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
 from tests.support.acp_client import RecordingClient, SpawnedAgent, spawn_agent
+from tests.support.driving import BackgroundPrompt
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -70,7 +71,9 @@ async def test_a_killed_agent_leaves_no_process_of_its_commands_groups_and_its_w
 ) -> None:
     ready = tmp_path / "ready.fifo"
     os.mkfifo(ready)
-    command = f"sleep 300 & sleep 300 & echo $$ > {ready}; wait"
+    # Ready a moment after it starts: the agent registers the group with its watchdog just after the spawn
+    # returns, and a kill before that (seen under load: the shell ran first) would test nothing of the watchdog.
+    command = f"sleep 300 & sleep 300 & sleep 1; echo $$ > {ready}; wait"
     srv.enqueue(Reply.tool_calls([tool_call("run_command", {"command": command})]))
     pgid: int | None = None
     try:

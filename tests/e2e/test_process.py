@@ -1,4 +1,5 @@
-"""The agent as an OS process: stdout is the protocol's alone, stdin EOF ends it, bad settings are named."""
+"""The agent as an OS process: stdout is the protocol's alone, stdin EOF ends it, its commands never read the
+protocol pipe, bad settings are named."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import pytest
 from acp import PROTOCOL_VERSION, text_block
 from anyio.abc import SocketAttribute
 
-from coder_agent.scripted.script import Reply
+from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
-from tests.support.acp_client import raw_agent, spawn_agent
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory
+from tests.support.acp_client import RecordingClient, raw_agent, spawn_agent
+from tests.support.driving import initialize, model_saw, open_session, prompt, request
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -121,6 +123,22 @@ async def test_closing_stdin_during_a_stalled_stream_ends_the_process_quickly_an
     assert elapsed < 1.5, f"the agent took {elapsed:.2f} s to exit after stdin closed"
     assert [pid for pid in children if is_running(pid)] == []
     assert hung_up, "the model's HTTP stream outlived the agent"
+
+
+async def test_a_local_command_cannot_read_the_protocol_pipe_its_stdin_is_closed(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    srv.enqueue(
+        Reply.tool_calls([tool_call("run_command", {"command": "read x; echo got:[$x]; cat; echo end"})]),
+        Reply.text("ok"),
+    )
+    env = agent_env(CODER_AGENT_DEFAULT_MODE="bypass")
+    async with spawn_agent(env, client=RecordingClient(), cwd=workspace) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            assert await prompt(agent, session_id, "run it") == "end_turn"
+    told = model_saw(srv.requests[1].body)
+    assert "got:[]" in told and "end" in told
 
 
 async def test_an_invalid_setting_keeps_the_agent_up_and_refuses_what_needs_it_naming_it(

@@ -1,88 +1,26 @@
-"""One prompt turn through the real agent, driven by the official SDK client: initialize, session/new, prompt."""
+"""The real process under the official SDK client: the early `initialize`, and one prompt turn with tools.
+
+What a turn does is tested in process (tests/server/); this is the same agent started as editors start it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
-from acp import PROTOCOL_VERSION, embedded_text_resource, resource_block, resource_link_block, text_block
+from acp import PROTOCOL_VERSION, text_block
 
-from coder_agent.scripted.script import FinishStep, Reply, TextStep, UsageStep
+from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request, texts, updates
-from tests.support.acp_client import raw_agent, spawn_agent
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
+from tests.support.acp_client import SpawnedAgent, spawn_agent
+from tests.support.driving import model_saw, tool_calls
+from tests.support.editor_client import EditorClient
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-MISSING = "sess_that_does_not_exist"
-
-
-def probes(workspace: Path) -> dict[str, tuple[str, dict[str, Any]]]:
-    """capability path in `agentCapabilities` -> a call that reaches the method it gates."""
-    cwd = str(workspace)
-    return {
-        "loadSession": ("session/load", {"sessionId": MISSING, "cwd": cwd, "mcpServers": []}),
-        "sessionCapabilities.list": ("session/list", {}),
-        "sessionCapabilities.resume": ("session/resume", {"sessionId": MISSING, "cwd": cwd, "mcpServers": []}),
-        "sessionCapabilities.close": ("session/close", {"sessionId": MISSING}),
-        "sessionCapabilities.delete": ("session/delete", {"sessionId": MISSING}),
-        "sessionCapabilities.fork": ("session/fork", {"sessionId": MISSING, "cwd": cwd, "mcpServers": []}),
-        "auth.logout": ("logout", {}),
-    }
-
-
-def advertised(capabilities: dict[str, Any], path: str) -> bool:
-    """A bool capability is on when true; an object marker when present and not null."""
-    value: Any = capabilities
-    for part in path.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return value is True or isinstance(value, dict)
-
-
-def user_and_assistant_turns(messages: list[dict[str, object]]) -> list[tuple[object, object]]:
-    """(role, content) of every message after the system prompt."""
-    assert messages[0]["role"] == "system"
-    return [(m["role"], m["content"]) for m in messages[1:]]
-
-
-def finishing(text: str, finish_reason: str) -> Reply:
-    return Reply(steps=[TextStep(pieces=[text]), FinishStep(finish_reason=finish_reason), UsageStep()])
-
-
-async def test_initialize_names_the_agent_speaks_v1_and_offers_the_saved_login_without_terminal_auth(
-    agent_env: EnvFactory, workspace: Path
-) -> None:
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(10):
-            init = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-    assert init.protocol_version == 1
-    # no clientCapabilities.auth.terminal: no terminal login (tests/e2e/test_terminal_login.py has the other case)
-    assert [method.id for method in init.auth_methods] == ["saved-login"]
-    assert init.agent_info is not None and init.agent_info.name == "coder-agent" and init.agent_info.version
-    assert init.agent_capabilities is not None
-    assert init.agent_capabilities.prompt_capabilities.embedded_context  # the resource blocks test relies on it
-
-
-async def test_every_advertised_capability_works_and_every_other_gated_method_is_not_found(
-    agent_env: EnvFactory, workspace: Path
-) -> None:
-    answers: dict[str, tuple[bool, Any]] = {}
-    async with raw_agent(agent_env(CODER_AGENT_MODEL=None), cwd=workspace) as raw:
-        await raw.send_json(initialize(0))
-        capabilities = (await raw.read_message())["result"]["agentCapabilities"]
-        for n, (path, (method, params)) in enumerate(probes(workspace).items(), start=1):
-            await raw.send_json(request(n, method, params))
-            reply = await raw.read_message()
-            assert reply["id"] == n, reply
-            answers[path] = (advertised(capabilities, path), reply.get("error", {}).get("code"))
-        if advertised(capabilities, "sessionCapabilities.additionalDirectories"):
-            roots = {"cwd": str(workspace), "mcpServers": [], "additionalDirectories": [str(workspace.parent)]}
-            await raw.send_json(request("roots", "session/new", roots))
-            assert "result" in await raw.read_message()
-    wrong = {path: code for path, (on, code) in answers.items() if on == (code == -32601)}
-    assert wrong == {}, f"advertised but not found, or not advertised but served: {answers}"
 
 
 async def test_a_newer_protocol_version_from_the_client_is_answered_with_1(
@@ -97,110 +35,43 @@ async def test_a_newer_protocol_version_from_the_client_is_answered_with_1(
     assert first == again
 
 
-async def test_the_reply_streams_as_ordered_chunks_of_one_message_and_reasoning_as_thoughts(
+@asynccontextmanager
+async def editor_session(env: dict[str, str], workspace: Path) -> AsyncIterator[tuple[SpawnedAgent, str]]:
+    async with anyio.create_task_group() as tg:
+        client = EditorClient(tg)
+        async with spawn_agent(env, client=client, cwd=workspace) as agent:
+            with anyio.fail_after(20):
+                await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=client.capabilities)
+                new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
+            yield agent, new.session_id
+        tg.cancel_scope.cancel()
+
+
+async def test_a_turn_writes_edits_and_runs_a_command_through_the_editor(
     srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
 ) -> None:
-    srv.enqueue(Reply.thinking_then_text(["Let me ", "think."], ["Hello ", "there, ", "world"]))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-            session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
-            done = await agent.conn.prompt(session_id=session.session_id, prompt=[text_block("hi")])
-    assert done.stop_reason == "end_turn"
-    chunks = updates(agent, session.session_id, "agent_message_chunk")
-    thoughts = updates(agent, session.session_id, "agent_thought_chunk")
-    assert texts(chunks) == ["Hello ", "there, ", "world"]
-    assert texts(thoughts) == ["Let me ", "think."]
-    [message_id] = {chunk.get("messageId") for chunk in chunks}
-    [thought_id] = {thought.get("messageId") for thought in thoughts}
-    assert message_id and thought_id and message_id != thought_id
-    # Every chunk of the turn went out before the prompt's response (request id 2).
-    response_at = next(i for i, m in enumerate(agent.messages) if m.get("id") == 2 and "result" in m)
-    last_chunk_at = max(
-        i
-        for i, m in enumerate(agent.messages)
-        if m.get("method") == "session/update"
-        and m["params"]["update"]["sessionUpdate"] in ("agent_message_chunk", "agent_thought_chunk")
+    srv.enqueue(
+        Reply.tool_calls([tool_call("write_file", {"path": "app.py", "content": "x = 1\n"}, id="w")]),
+        Reply.tool_calls([tool_call("edit_file", {"path": "app.py", "old_string": "1", "new_string": "2"}, id="e")]),
+        Reply.tool_calls([tool_call("run_command", {"command": "cat app.py; exit 3"}, id="r")]),
+        Reply.text("Done."),
     )
-    assert last_chunk_at < response_at
-    assert agent.client.agent_text(session.session_id) == "Hello there, world"
-
-
-async def test_a_second_prompt_sends_the_first_exchange_back_to_the_model(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
-) -> None:
-    srv.enqueue(Reply.text("Hello ", "world"), Reply.text("Again"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+    async with editor_session(agent_env(), workspace) as (agent, session_id):
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-            session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
-            await agent.conn.prompt(session_id=session.session_id, prompt=[text_block("first question")])
-            second = await agent.conn.prompt(session_id=session.session_id, prompt=[text_block("second question")])
-    assert second.stop_reason == "end_turn"
-    first_request, second_request = (r.body["messages"] for r in srv.requests)
-    assert user_and_assistant_turns(first_request) == [("user", "first question")]
-    assert user_and_assistant_turns(second_request) == [
-        ("user", "first question"),
-        ("assistant", "Hello world"),
-        ("user", "second question"),
-    ]
-    assert str(workspace) in second_request[0]["content"]  # the system prompt knows the session's cwd
-
-
-async def test_text_embedded_resource_and_linked_file_blocks_all_reach_the_model(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
-) -> None:
-    linked = workspace / "notes file.txt"  # a space, so the file:// URI is percent-encoded
-    linked.write_text("LINKED FILE BODY\nsecond line\n", encoding="utf-8")
-    embedded_uri = (workspace / "main.py").as_uri()
-    prompt = [
-        text_block("Please look at these."),
-        resource_block(embedded_text_resource(embedded_uri, "print('EMBEDDED BODY')", mime_type="text/x-python")),
-        resource_link_block("notes file.txt", linked.as_uri(), mime_type="text/plain"),
-    ]
-    srv.enqueue(Reply.text("Seen."))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-            session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
-            done = await agent.conn.prompt(session_id=session.session_id, prompt=prompt)
+            done = await agent.conn.prompt(session_id=session_id, prompt=[text_block("make app.py and run it")])
+        write, edit, run = tool_calls(agent).values()
+        assert isinstance(agent.client, EditorClient)
+        methods = agent.client.methods()
+        asked = [r.tool_call.tool_call_id for r in agent.client.permission_requests]
     assert done.stop_reason == "end_turn"
-    user = srv.requests[0].body["messages"][-1]
-    assert user["role"] == "user"
-    content = user["content"] if isinstance(user["content"], str) else str(user["content"])
-    positions = [content.find(s) for s in ("Please look at these.", "EMBEDDED BODY", "LINKED FILE BODY\nsecond line")]
-    assert -1 not in positions, content
-    assert positions == sorted(positions), "the blocks reach the model in prompt order"
-    assert embedded_uri in content
-
-
-async def test_finish_reasons_length_and_content_filter_become_max_tokens_and_refusal(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
-) -> None:
-    srv.enqueue(finishing("cut short", "length"), finishing("no", "content_filter"), Reply.text("fine"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-            session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
-            stop_reasons = [
-                (await agent.conn.prompt(session_id=session.session_id, prompt=[text_block(text)])).stop_reason
-                for text in ("write a lot", "write something bad", "write something good")
-            ]
-    assert stop_reasons == ["max_tokens", "refusal", "end_turn"]
-
-
-async def test_a_refused_prompt_is_left_out_of_the_next_model_request(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
-) -> None:
-    srv.enqueue(Reply.text("Hi"), finishing("I can't", "content_filter"), Reply.text("fine"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-            session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
-            for text in ("hello", "something refused", "something fine"):
-                await agent.conn.prompt(session_id=session.session_id, prompt=[text_block(text)])
-    assert user_and_assistant_turns(srv.requests[2].body["messages"]) == [
-        ("user", "hello"),
-        ("assistant", "Hi"),
-        ("user", "something fine"),
-    ]
+    assert (workspace / "app.py").read_text() == "x = 2\n"
+    assert write["kind"] == "edit" and write["statuses"] == ["pending", "in_progress", "completed"]
+    [diff] = [c for c in write["content"] if c["type"] == "diff"]
+    assert diff == {"type": "diff", "path": str(workspace / "app.py"), "oldText": None, "newText": "x = 1\n"}
+    assert edit["locations"][0]["path"] == str(workspace / "app.py")
+    assert asked == [write["toolCallId"], edit["toolCallId"], run["toolCallId"]]
+    assert methods.count("fs/write_text_file") == 2  # the editor saw both writes
+    assert methods[-1] == "terminal/release" and "terminal/create" in methods
+    assert any(c["type"] == "terminal" for c in run["content"])
+    told = model_saw(srv.requests[3].body)
+    assert "x = 2" in told and "3" in told

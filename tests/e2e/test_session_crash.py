@@ -1,4 +1,4 @@
-"""Sessions outlive what happens to agents: `kill -9` mid-turn, a kill during a permission prompt, a corrupt store.
+"""Sessions outlive `kill -9` of the agent: mid-turn, and during a permission prompt.
 
 `killed` runs one scenario for several tests: a first agent completes a turn, streams part of a second
 reply and is killed with SIGKILL; a second agent on the same CODER_AGENT_HOME loads the session and prompts.
@@ -14,25 +14,24 @@ from typing import Any
 
 import anyio
 import pytest
-from acp import PROTOCOL_VERSION, RequestError
+from acp import PROTOCOL_VERSION
 from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory
-from tests.e2e.session_helpers import (
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, scripted_env
+from tests.support.acp_client import PermissionRequest, RecordingClient, SpawnedAgent, spawn_agent
+from tests.support.driving import (
     USER_CHUNK,
+    BackgroundPrompt,
     conversation,
-    delete_session,
     kinds,
     open_session,
     prompt,
     reply_positions,
-    scripted_env,
     session_updates,
     spoken,
 )
-from tests.support.acp_client import PermissionRequest, RecordingClient, SpawnedAgent, spawn_agent
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -174,54 +173,3 @@ async def test_after_a_kill_during_a_permission_prompt_every_tool_call_in_histor
     answered = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
     assert asked == ["call_w"]
     assert answered == asked, "OpenAI-style APIs answer HTTP 400 to a tool call without its result"
-
-
-async def test_a_corrupt_store_leaves_the_agent_working_and_list_and_load_failing_with_a_clear_error(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
-) -> None:
-    db = tmp_path / "home" / "sessions.db"
-    db.parent.mkdir()
-    garbage = b"definitely not SQLite\x00\xff" * 1000
-    db.write_bytes(garbage)
-    srv.enqueue(Reply.text("Still ", "working"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            session_id = await open_session(agent, workspace)
-            failures = []
-            for call in (
-                agent.conn.list_sessions(),
-                agent.conn.load_session(session_id="sess_from_before", cwd=str(workspace), mcp_servers=[]),
-                agent.conn.list_sessions(cwd=str(workspace)),
-            ):
-                with pytest.raises(RequestError) as failed:
-                    await call
-                failures.append(failed.value)
-            assert await prompt(agent, session_id, "hello") == "end_turn"
-            await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
-            assert agent.proc.returncode is None
-    assert [failure.code for failure in failures] == [-32603] * 3
-    for failure in failures:
-        assert str(db) in str(failure) and "not a database" in str(failure) and "CODER_AGENT_HOME" in str(failure)
-    assert agent.client.agent_text(session_id) == "Still working"
-    assert db.read_bytes() == garbage  # the user's file is left as it was
-
-
-async def test_deleting_a_session_while_its_turn_runs_cancels_the_turn_and_the_session_stays_gone(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
-) -> None:
-    srv.enqueue(Reply.stall(30, after_text=["Working"]))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent, anyio.create_task_group() as tasks:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
-            session_id = await open_session(agent, workspace)
-            turn = BackgroundPrompt(agent, session_id, "a long job")
-            tasks.start_soon(turn.run)
-            await agent.client.wait_for(lambda: agent.client.agent_text(session_id) == "Working", 30)
-            assert await delete_session(agent, session_id) == {}
-            assert (await turn.result(5)).stop_reason == "cancelled"
-            listed = [info.session_id for info in (await agent.conn.list_sessions()).sessions]
-            try:
-                await agent.conn.load_session(session_id=session_id, cwd=str(workspace), mcp_servers=[])
-                load_error = None
-            except RequestError as error:
-                load_error = error.code
-    assert (listed, load_error) == ([], -32002)

@@ -1,8 +1,12 @@
 """The evals CI gate: the smoke suite, offline, through the real agent over ACP, with both client profiles.
 
 golden scripts resolve every task, null scripts resolve none, and no line the agent writes breaks the ACP
-v1 schema (or the protocol: capabilities it was not offered, terminals it did not release). The four runs
+v1 schema (or the protocol: capabilities it was not offered, terminals it did not release). The three runs
 share two worker slots, so both cores stay busy to the end.
+
+golden runs in both profiles, since the tools take other paths in each (the editor's fs and terminals, or
+the agent's own). null runs in one: its scripts call no tool, so the profiles differ only in what
+`initialize` offers, which the golden runs cover; a second null run would prove nothing more.
 """
 
 from __future__ import annotations
@@ -26,9 +30,7 @@ from evals.harness.wire import methods
 
 pytestmark = pytest.mark.e2e
 
-RUNS: list[tuple[Profile, Offline]] = [
-    (profile, offline) for offline in ("golden", "null") for profile in ("editor", "bare")
-]
+RUNS: list[tuple[Profile, Offline]] = [("editor", "golden"), ("bare", "golden"), ("bare", "null")]
 WORKERS = 2
 GATE_TIMEOUT = 900.0  # a loaded machine is slow; the gate takes ~3 minutes on an idle 2-core one
 
@@ -97,9 +99,9 @@ def test_golden_scripts_resolve_every_smoke_task(runs: Runs, profile: str) -> No
     assert all(r.stop_reason == "end_turn" and r.tool_calls > 0 for r in results)
 
 
-@pytest.mark.parametrize("profile", ["editor", "bare"])
-def test_null_scripts_resolve_no_smoke_task(runs: Runs, profile: str) -> None:
-    results = runs[(profile, "null")]
+def test_null_scripts_resolve_no_smoke_task(runs: Runs) -> None:
+    results = runs[("bare", "null")]
+    assert len(results) == len(list(load_suite("smoke").tasks()))
     resolved = [r for r in results if r.resolved]
     assert not resolved, _report(resolved)
     assert all(r.failure_mode == "verifier_failed" and r.stop_reason == "end_turn" for r in results), _report(results)

@@ -1,4 +1,4 @@
-"""Running `coder-agent run` as a real subprocess, against the scripted model server."""
+"""Running `coder-agent run` against the scripted model server: in this process, or as a real subprocess."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -48,6 +48,12 @@ class Ran:
 
     def __str__(self) -> str:
         return f"exit {self.code}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+
+class RunInProcess(Protocol):
+    """The `run_cli_here` fixture: `run(["--prompt", "hi"], stdin="...", CODER_AGENT_X="1")`."""
+
+    def __call__(self, args: Sequence[str], stdin: str = "", **env: str | None) -> Ran: ...
 
 
 async def run_cli(

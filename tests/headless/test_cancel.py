@@ -22,7 +22,7 @@ from coder_agent.store.sqlite import SqliteSessionStore
 from tests.headless.helpers import CLI, RUN_TIMEOUT, EnvFactory
 from tests.headless.screen import Screen
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
 EXIT_DEADLINE = 5.0  # seconds from Ctrl-C to the process's exit
 # Runs what follows with the terminal on fd 0 as its controlling terminal (and on fds 1 and 2), as a shell does.

@@ -4,23 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from coder_agent.scripted.script import FinishStep, ReasoningStep, Reply, TextStep, UsageStep
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.headless.helpers import EnvFactory, chat, run_cli
+from tests.headless.helpers import RunInProcess, chat
 from tests.support.acp_schema import compile_schema
 
-pytestmark = pytest.mark.anyio
 
-
-async def test_a_prompt_file_is_sent_to_the_model_and_the_reply_printed_with_a_summary(
-    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path, tmp_path: Path
+def test_a_prompt_file_is_sent_to_the_model_and_the_reply_printed_with_a_summary(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path, tmp_path: Path
 ) -> None:
     srv.enqueue(Reply.thinking_then_text(["Pondering ", "it"], ["The answer ", "is **42**."]))
     prompt = tmp_path / "task.md"
     prompt.write_text("What is the answer?\nThink first.\n", encoding="utf-8")
-    ran = await run_cli([str(prompt)], cli_env(), workspace)
+    ran = run_cli_here([str(prompt)])
     assert ran.code == 0, ran
     assert chat(srv.requests[0].body) == [("user", "What is the answer?\nThink first.\n")]
     assert "Pondering it" in ran.stdout
@@ -29,31 +25,31 @@ async def test_a_prompt_file_is_sent_to_the_model_and_the_reply_printed_with_a_s
     assert "tokens" in ran.stdout
 
 
-async def test_the_prompt_option_gives_the_prompt_inline(
-    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path
+def test_the_prompt_option_gives_the_prompt_inline(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("Hi ", "there"))
-    ran = await run_cli(["--prompt", "say hi"], cli_env(), workspace)
+    ran = run_cli_here(["--prompt", "say hi"])
     assert ran.code == 0, ran
     assert chat(srv.requests[0].body) == [("user", "say hi")]
     assert "Hi there" in ran.stdout
 
 
-async def test_a_dash_reads_the_prompt_from_stdin(
-    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path
+def test_a_dash_reads_the_prompt_from_stdin(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("Read ", "it"))
-    ran = await run_cli(["-"], cli_env(), workspace, stdin="from stdin ✓\n".encode())
+    ran = run_cli_here(["-"], stdin="from stdin ✓\n")
     assert ran.code == 0, ran
     assert chat(srv.requests[0].body) == [("user", "from stdin ✓\n")]
 
 
-async def test_json_prints_each_update_as_sent_then_the_result(
-    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path
+def test_json_prints_each_update_as_sent_then_the_result(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
 ) -> None:
     steps = [ReasoningStep(pieces=["hm"]), TextStep(pieces=["Done", "."]), FinishStep(), UsageStep(completion_tokens=5)]
     srv.enqueue(Reply(steps=steps))
-    ran = await run_cli(["--json", "--prompt", "go"], cli_env(), workspace)
+    ran = run_cli_here(["--json", "--prompt", "go"])
     assert ran.code == 0, ran
     lines = ran.lines()
     assert {line["type"] for line in lines[:-1]} == {"update"}
@@ -70,14 +66,14 @@ async def test_json_prints_each_update_as_sent_then_the_result(
     assert isinstance(result["durationMs"], int)
 
 
-async def test_usage_errors_exit_2_before_anything_runs(
-    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path
+def test_usage_errors_exit_2_before_anything_runs(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
 ) -> None:
-    no_prompt = await run_cli([], cli_env(), workspace)
-    both = await run_cli(["task.md", "--prompt", "x"], cli_env(), workspace)
-    missing = await run_cli(["missing.md"], cli_env(), workspace)
-    empty = await run_cli(["--prompt", "  "], cli_env(), workspace)
-    two_modes = await run_cli(["--yes", "--read-only", "--prompt", "x"], cli_env(), workspace)
+    no_prompt = run_cli_here([])
+    both = run_cli_here(["task.md", "--prompt", "x"])
+    missing = run_cli_here(["missing.md"])
+    empty = run_cli_here(["--prompt", "  "])
+    two_modes = run_cli_here(["--yes", "--read-only", "--prompt", "x"])
     for ran in (no_prompt, both, missing, empty, two_modes):
         assert ran.code == 2, ran
         assert "usage: coder-agent run" in ran.stderr

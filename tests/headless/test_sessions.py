@@ -5,23 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import pytest
 from acp import PROTOCOL_VERSION
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.headless.helpers import RUN_TIMEOUT, EnvFactory, chat, run_cli
-from tests.support.acp_client import spawn_agent
+from tests.headless.helpers import RunInProcess, chat
+from tests.support.inproc import inproc_agent
+from tests.support.inproc import test_settings as agent_settings
 
-pytestmark = pytest.mark.anyio
 
-
-async def test_the_run_is_stored_and_an_editor_can_load_it(
-    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path, home: Path
+def test_the_run_is_stored_and_an_editor_can_load_it(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path, home: Path
 ) -> None:
     srv.enqueue(Reply.text("Stored ", "answer"))
-    ran = await run_cli(["--json", "--prompt", "remember this"], cli_env(), workspace)
+    ran = run_cli_here(["--json", "--prompt", "remember this"])
     assert ran.code == 0, ran
     session_id = ran.result()["sessionId"]
     store = SqliteSessionStore(home / "sessions.db")
@@ -34,20 +32,23 @@ async def test_the_run_is_stored_and_an_editor_can_load_it(
         assert len(store.messages(session_id)) == 2  # the prompt and the reply
     finally:
         store.close()
-    async with spawn_agent(cli_env(), cwd=workspace) as editor:
-        with anyio.fail_after(RUN_TIMEOUT):
+
+    async def load() -> None:
+        async with inproc_agent(agent_settings(home, srv.url)) as editor:
             await editor.conn.initialize(protocol_version=PROTOCOL_VERSION)
             await editor.conn.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
             await editor.client.wait_for(lambda: editor.client.agent_text(session_id) == "Stored answer", 10)
 
+    anyio.run(load)
 
-async def test_session_continues_a_stored_run_with_the_earlier_exchange_in_context(
-    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path
+
+def test_session_continues_a_stored_run_with_the_earlier_exchange_in_context(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("First ", "answer"), Reply.text("Second answer"))
-    first = await run_cli(["--json", "--prompt", "first question"], cli_env(), workspace)
+    first = run_cli_here(["--json", "--prompt", "first question"])
     session_id = first.result()["sessionId"]
-    second = await run_cli(["--json", "--session", session_id, "--prompt", "second question"], cli_env(), workspace)
+    second = run_cli_here(["--json", "--session", session_id, "--prompt", "second question"])
     assert second.code == 0, second
     assert second.result()["sessionId"] == session_id
     assert chat(srv.requests[1].body) == [
@@ -58,7 +59,7 @@ async def test_session_continues_a_stored_run_with_the_earlier_exchange_in_conte
     assert second.updates("user_message_chunk") == []  # resumed, not replayed
 
 
-async def test_an_unknown_session_exits_1(srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path) -> None:
-    ran = await run_cli(["--session", "sess_nope", "--prompt", "hi"], cli_env(), workspace)
+def test_an_unknown_session_exits_1(srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path) -> None:
+    ran = run_cli_here(["--session", "sess_nope", "--prompt", "hi"])
     assert ran.code == 1, ran
     assert "sess_nope" in ran.stderr

@@ -70,6 +70,7 @@ async def test_a_provider_we_do_not_reproduce_waits_for_litellm(srv: ScriptedMod
     assert not agents(srv)[0].startswith("python-httpx/")
 
 
+@pytest.mark.e2e
 def test_the_first_call_of_a_process_streams_before_litellm_is_imported(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
@@ -93,6 +94,7 @@ def test_the_first_call_of_a_process_streams_before_litellm_is_imported(tmp_path
     assert result.stdout.split("\n")[:2] == ["TextDelta False", "Completion False"]
 
 
+@pytest.mark.e2e
 def test_after_loading_litellms_first_call_imports_nothing_and_nothing_reaches_stdout() -> None:
     script = textwrap.dedent(
         """

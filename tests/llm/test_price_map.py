@@ -79,6 +79,7 @@ def test_catalog_answers_from_the_map_as_litellm_does(prices: PriceMap, litellm:
     assert answered > 200
 
 
+@pytest.mark.e2e
 def test_reading_the_map_does_not_import_litellm() -> None:
     code = (
         "import sys; from coder_agent.llm import price_map, catalog; m = price_map.load(); "

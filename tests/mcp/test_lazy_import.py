@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .support import SERVERS, new_tag, processes_with
 
 SCRIPT = """
@@ -55,6 +57,7 @@ anyio.run(main)
 """
 
 
+@pytest.mark.e2e
 def test_mcp_is_imported_only_when_a_session_has_servers_and_off_the_event_loop() -> None:
     tag = new_tag()
     root = Path(__file__).resolve().parents[2]

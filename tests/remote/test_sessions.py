@@ -100,6 +100,7 @@ async def test_a_session_of_a_connection_that_ended_loads_from_another(
     assert any("remember this" in str(content) for content in sent)
 
 
+@pytest.mark.e2e
 async def test_a_client_killed_mid_turn_loses_nothing_and_its_session_loads_on_another_connection(
     settings: Settings, srv: ScriptedModelServer, workspace: Path
 ) -> None:

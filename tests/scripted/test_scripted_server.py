@@ -314,6 +314,7 @@ def test_an_http_error_after_other_steps_is_rejected() -> None:
         Reply(steps=[EmptyBodyStep(), TextStep(pieces=["a"])])
 
 
+@pytest.mark.e2e
 async def test_the_cli_prints_the_url_serves_and_exits_on_sigterm(litellm: ModuleType, tmp_path: Path) -> None:
     script_path = tmp_path / "script.json"
     Script(replies=[Reply.text("from ", "the CLI")]).save(script_path)

@@ -67,6 +67,7 @@ while True:
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.anyio
 async def test_a_kill_9_in_the_middle_of_a_replace_leaves_the_old_or_the_new_conversation(
     store: SqliteSessionStore,

@@ -18,7 +18,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.e2e.helpers import REPO_ROOT
+from tests.support.driving import REPO_ROOT
 
 pytestmark = pytest.mark.anyio
 
@@ -70,6 +70,7 @@ async def start_writer(db: Path, name: str) -> tuple[Process, BufferedByteReceiv
     return process, BufferedByteReceiveStream(process.stdout)
 
 
+@pytest.mark.e2e
 async def test_two_processes_appending_at_once_keep_every_row_exactly_once_with_contiguous_numbers(
     tmp_path: Path,
 ) -> None:

@@ -1,9 +1,10 @@
 """The editor side of every end-to-end test: spawn the agent, drive it, check every line it writes.
 
-``spawn_agent`` drives the process with the official SDK's ``ClientSideConnection``; ``raw_agent`` gives plain
-pipes for bad-input tests. Both tee the agent's raw stdout through ``AgentMessageValidator`` (and show it the
-client's lines, so responses can be matched to their requests), and both fail the test on exit if any line the
-agent wrote breaks framing or the ACP v1 schema.
+The process is started and stopped by the eval harness's launcher (`evals.harness.agent_process.start_agent`:
+the one way the evals, the tests and the benchmarks run `coder-agent acp`), which shows every byte both ways to
+an ``AgentMessageValidator``. ``spawn_agent`` drives it with the official SDK's ``ClientSideConnection``;
+``raw_agent`` gives plain bytes for bad-input tests. Both fail the test on exit if any line the agent wrote
+breaks framing or the ACP v1 schema, or if its stdout did not end.
 """
 
 from __future__ import annotations
@@ -13,18 +14,19 @@ import contextlib
 import json
 import math
 import os
-import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 from acp.client.connection import ClientSideConnection
 from anyio.abc import Process
 from anyio.streams.memory import MemoryObjectSendStream
 
+from evals.harness.agent_process import AgentPipes, agent_command, start_agent
+from evals.harness.wire import WireLog
 from tests.support.acp_schema import AgentMessageValidator
 from tests.support.recording_client import PermissionPolicy, PermissionRequest, RecordingClient
 
@@ -50,37 +52,25 @@ def base_env() -> dict[str, str]:
     return {key: os.environ[key] for key in (*_INHERITED_ENV, *_OFFLINE_ENV) if key in os.environ}
 
 
-def agent_command(args: Sequence[str] = ("acp",)) -> list[str]:
-    return [sys.executable, "-m", "coder_agent", *args]
-
-
-class _StderrLog:
-    """The agent's stderr, in a temp file (a pipe nobody reads could fill up and block the agent)."""
-
-    def __init__(self) -> None:
-        fd, name = tempfile.mkstemp(prefix="agent-stderr-", suffix=".log")
-        self.file = os.fdopen(fd, "wb")
-        self.path = Path(name)
-        self._final: str | None = None
-
-    def text(self) -> str:
-        return self._final if self._final is not None else self.path.read_text("utf-8", errors="replace")
-
-    def close(self) -> None:
-        self._final = self.text()
-        self.file.close()
-        self.path.unlink(missing_ok=True)
-
-
 class AgentIO:
     """What both harnesses share: the process, its stderr, and the checker that saw all of its stdout."""
 
-    def __init__(self, proc: Process, stderr: _StderrLog) -> None:
-        self.proc = proc
-        self.validator = AgentMessageValidator()
-        self.stdout_ended = False
-        self.killed = False  # the agent ignored stdin EOF for shutdown_timeout seconds
-        self._stderr = stderr
+    def __init__(self, pipes: AgentPipes) -> None:
+        self.pipes = pipes
+        self._stderr: str | None = None
+
+    @property
+    def proc(self) -> Process:
+        return self.pipes.process
+
+    @property
+    def validator(self) -> AgentMessageValidator:
+        return self.pipes.wire.validator
+
+    @property
+    def killed(self) -> bool:
+        """The agent ignored stdin EOF for the shutdown timeout."""
+        return self.pipes.killed
 
     @property
     def agent_lines(self) -> list[bytes]:
@@ -91,100 +81,87 @@ class AgentIO:
         return self.validator.messages
 
     def stderr_text(self) -> str:
-        return self._stderr.text()
+        if self._stderr is not None:
+            return self._stderr
+        return self.pipes.stderr_path.read_text("utf-8", errors="replace")
+
+    def keep_stderr(self) -> None:
+        self._stderr = self.stderr_text()
 
     def debug_report(self) -> str:
         tail = self.stderr_text()[-4000:]
         return f"{self.validator.report()}\n--- agent stderr (last 4000 chars) ---\n{tail}"
 
     def check(self) -> None:
-        if not self.stdout_ended:
+        if not self.pipes.stdout_ended:
             raise AssertionError(f"agent stdout never reached EOF (a child still holds it?)\n{self.debug_report()}")
         if self.validator.violations:
             raise AssertionError(self.debug_report())
 
-    async def pump_stdout(
-        self, on_chunk: Callable[[bytes, list[dict[str, Any] | None]], None], on_eof: Callable[[], None]
-    ) -> None:
-        """Check every byte the agent writes, then hand it on (with the parsed lines); runs until EOF."""
-        assert self.proc.stdout is not None
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            async for chunk in self.proc.stdout:
-                on_chunk(chunk, self.validator.feed_agent(chunk))
-            self.stdout_ended = True
-        self.validator.end_agent()
-        on_eof()
-
-
-AgentT = TypeVar("AgentT", bound=AgentIO)
-
-
-async def _stop(proc: Process, timeout: float) -> bool:
-    """Close stdin, give the agent `timeout` seconds to exit, else kill it; True if it had to be killed."""
-    with anyio.CancelScope(shield=True):  # runs to the end even when the test was cancelled
-        if proc.stdin is not None:
-            with contextlib.suppress(Exception):
-                await proc.stdin.aclose()
-        with anyio.move_on_after(timeout):
-            await proc.wait()
-        killed = proc.returncode is None
-        if killed:
-            proc.kill()
-            with anyio.fail_after(timeout):
-                await proc.wait()
-    return killed
-
 
 @asynccontextmanager
 async def _launch(
-    make: Callable[[Process, _StderrLog], AgentT],
     command: Sequence[str],
     env: Mapping[str, str] | None,
     cwd: str | os.PathLike[str] | None,
     shutdown_timeout: float,
-) -> AsyncIterator[AgentT]:
-    """Start the process; afterwards stop it, and check all it wrote (or add the report to the test's error)."""
-    stderr = _StderrLog()
-    proc: Process | None = None
-    try:
-        proc = await anyio.open_process(list(command), env={**base_env(), **(env or {})}, cwd=cwd, stderr=stderr.file)
-        agent = make(proc, stderr)
-        try:
-            yield agent
-        except Exception as exc:
-            exc.add_note(agent.debug_report())
-            raise
-    finally:
-        if proc is not None:
-            await _stop(proc, shutdown_timeout)
-            with anyio.CancelScope(shield=True):
-                await proc.aclose()
-        stderr.close()
-    agent.check()
+    wire: WireLog | None = None,
+) -> AsyncIterator[AgentPipes]:
+    """Start the process (its stderr in a temp folder); afterwards it is stopped, and its stderr kept."""
+    with tempfile.TemporaryDirectory(prefix="agent-stderr-") as folder:
+        launch = start_agent(
+            wire or WireLog(),
+            env={**base_env(), **(env or {})},
+            cwd=cwd if cwd is not None else os.getcwd(),
+            stderr_path=Path(folder) / "stderr.log",
+            command=command,
+            shutdown_timeout=shutdown_timeout,
+        )
+        async with launch as pipes:
+            yield pipes
+
+
+def _innermost(error: BaseException) -> BaseException:
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 @contextlib.contextmanager
 def _single_error() -> Iterator[None]:
-    """Let the test see its own exception, not the one-member ExceptionGroup a task group wraps it in."""
+    """Let the test see its own exception, not the one-member ExceptionGroups task groups wrap it in."""
     try:
         yield
     except BaseExceptionGroup as group:
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
+        error = _innermost(group)
+        if error is group:
+            raise
+        raise error from None
+
+
+@asynccontextmanager
+async def _checked(agent: AgentIO) -> AsyncIterator[None]:
+    """The test's error gets the agent's report; on a clean exit, everything the agent wrote is checked."""
+    try:
+        yield
+    except Exception as exc:
+        _innermost(exc).add_note(agent.debug_report())
         raise
+    finally:
+        await agent.pipes.stop()
+        agent.keep_stderr()
+    agent.check()
 
 
-class _TeeTransport(asyncio.WriteTransport):
-    """Under the SDK's StreamWriter: shows each write to the checker, then queues it for the agent's stdin."""
+class _QueueTransport(asyncio.WriteTransport):
+    """Under the SDK's StreamWriter: queues each write for the agent's stdin (where the checker sees it)."""
 
-    def __init__(self, sink: MemoryObjectSendStream[bytes], validator: AgentMessageValidator) -> None:
+    def __init__(self, sink: MemoryObjectSendStream[bytes]) -> None:
         super().__init__()
         self._sink = sink
-        self._validator = validator
         self._closed = False
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        self._validator.feed_client(bytes(data))
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._sink.send_nowait(bytes(data))
 
@@ -199,39 +176,42 @@ class _TeeTransport(asyncio.WriteTransport):
 class SpawnedAgent(AgentIO):
     """The agent under the official SDK's ClientSideConnection (``conn``), answered by ``client``."""
 
-    def __init__(self, proc: Process, stderr: _StderrLog, client: RecordingClient) -> None:
-        super().__init__(proc, stderr)
+    def __init__(self, pipes: AgentPipes, client: RecordingClient) -> None:
+        super().__init__(pipes)
         self.client = client
         self._from_agent = asyncio.StreamReader()
         sink, self._source = anyio.create_memory_object_stream[bytes](math.inf)
-        self._transport = _TeeTransport(sink, self.validator)
+        self._transport = _QueueTransport(sink)
         protocol = asyncio.streams.FlowControlMixin()  # gives the StreamWriter its drain()
         writer = asyncio.StreamWriter(self._transport, protocol, None, asyncio.get_running_loop())
         self.conn = ClientSideConnection(client, writer, self._from_agent)
         self.stdin_flushed = anyio.Event()
 
-    def _on_stdout(self, chunk: bytes, parsed: list[dict[str, Any] | None]) -> None:
-        self._from_agent.feed_data(chunk)  # the SDK does its own framing, exactly as on a real pipe
+    async def pump_stdout(self) -> None:
+        """What the agent wrote, to the SDK, which does its own framing exactly as on a real pipe."""
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError):
+            while True:
+                self._from_agent.feed_data(await self.pipes.stdout.receive())
+        self._from_agent.feed_eof()
 
     async def pump_stdin(self) -> None:
         """Copy what the SDK writes to the agent's stdin; once the transport closes, close stdin (EOF)."""
-        assert self.proc.stdin is not None
         try:
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                 async with self._source:
                     async for data in self._source:
-                        await self.proc.stdin.send(data)
-                await self.proc.stdin.aclose()
+                        await self.pipes.stdin.send(data)
+                await self.pipes.stdin.aclose()
         finally:
             self.stdin_flushed.set()
 
-    async def shut_down(self, timeout: float) -> None:
+    async def shut_down(self) -> None:
         with anyio.CancelScope(shield=True):
             await self.conn.close()  # flushes what the SDK has queued, then stops its tasks
             self._transport.close()
-            with anyio.move_on_after(timeout):
+            with anyio.move_on_after(self.pipes.shutdown_timeout):
                 await self.stdin_flushed.wait()
-            self.killed = await _stop(self.proc, timeout)
+            await self.pipes.stop()
 
 
 @asynccontextmanager
@@ -249,34 +229,47 @@ async def spawn_agent(
 
     `timeout` bounds the whole ``async with`` body; `shutdown_timeout` bounds each shutdown step.
     """
-
-    def make(proc: Process, stderr: _StderrLog) -> SpawnedAgent:
-        return SpawnedAgent(proc, stderr, client or RecordingClient())
-
-    launch = _launch(make, command or agent_command(args), env, cwd, shutdown_timeout)
-    async with launch as agent:
-        with _single_error():
-            async with anyio.create_task_group() as tasks:
+    with _single_error():
+        async with _launch(command or agent_command(args), env, cwd, shutdown_timeout) as pipes:
+            agent = SpawnedAgent(pipes, client or RecordingClient())
+            async with _checked(agent), anyio.create_task_group() as tasks:
                 tasks.start_soon(agent.pump_stdin)
-                tasks.start_soon(agent.pump_stdout, agent._on_stdout, agent._from_agent.feed_eof)
+                tasks.start_soon(agent.pump_stdout)
                 try:
                     with anyio.fail_after(timeout):
                         yield agent
                 finally:
-                    await agent.shut_down(shutdown_timeout)
+                    await agent.shut_down()
                     tasks.cancel_scope.deadline = anyio.current_time() + shutdown_timeout
+
+
+class _Lines:
+    """The lines the agent writes, as the checker parsed them, queued for `read_message`."""
+
+    def __init__(self) -> None:
+        self.sink, self.source = anyio.create_memory_object_stream[dict[str, Any] | None](math.inf)
+
+    def deliver(self, parsed: list[dict[str, Any] | None]) -> None:
+        for message in parsed:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self.sink.send_nowait(message)
 
 
 class RawAgent(AgentIO):
     """Plain pipes, no SDK: for tests that send bytes a real client never would."""
 
-    def __init__(self, proc: Process, stderr: _StderrLog) -> None:
-        super().__init__(proc, stderr)
-        self._parsed_in, self._parsed = anyio.create_memory_object_stream[dict[str, Any] | None](math.inf)
+    def __init__(self, pipes: AgentPipes, lines: _Lines) -> None:
+        super().__init__(pipes)
+        self._lines = lines
+        self._parsed = lines.source
 
     async def send_bytes(self, data: bytes, timeout: float = 5.0) -> None:
+        with anyio.fail_after(timeout):
+            await self.pipes.stdin.send(data)
+
+    async def send_unchecked(self, data: bytes, timeout: float = 5.0) -> None:
+        """Bytes the checker is not shown (it would choke on them as the agent must not)."""
         assert self.proc.stdin is not None
-        self.validator.feed_client(data)
         with anyio.fail_after(timeout):
             await self.proc.stdin.send(data)
 
@@ -295,8 +288,7 @@ class RawAgent(AgentIO):
         return message
 
     async def close_stdin(self) -> None:
-        assert self.proc.stdin is not None
-        await self.proc.stdin.aclose()
+        await self.pipes.stdin.aclose()
 
     async def wait_exit(self, timeout: float = 5.0) -> int:
         with anyio.fail_after(timeout):
@@ -304,9 +296,11 @@ class RawAgent(AgentIO):
         assert self.proc.returncode is not None
         return self.proc.returncode
 
-    def _deliver(self, chunk: bytes, parsed: list[dict[str, Any] | None]) -> None:
-        for message in parsed:
-            self._parsed_in.send_nowait(message)
+    async def pump_stdout(self) -> None:
+        """Read the agent's stdout to its end (the checker hands each line to `read_message`), then EOF."""
+        with self._lines.sink, contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError):
+            while True:
+                await self.pipes.stdout.receive()
 
 
 @asynccontextmanager
@@ -320,14 +314,16 @@ async def raw_agent(
     shutdown_timeout: float = 5.0,
 ) -> AsyncIterator[RawAgent]:
     """Run the agent with plain pipes; on exit stop it and check every line it wrote."""
-    launch = _launch(RawAgent, command or agent_command(args), env, cwd, shutdown_timeout)
-    async with launch as agent:
-        with _single_error(), agent._parsed:
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(agent.pump_stdout, agent._deliver, agent._parsed_in.close)
+    lines = _Lines()
+    wire = WireLog(on_agent_lines=lines.deliver)
+    with _single_error(), lines.source:
+        async with _launch(command or agent_command(args), env, cwd, shutdown_timeout, wire) as pipes:
+            agent = RawAgent(pipes, lines)
+            async with _checked(agent), anyio.create_task_group() as tasks:
+                tasks.start_soon(agent.pump_stdout)
                 try:
                     with anyio.fail_after(timeout):
                         yield agent
                 finally:
-                    agent.killed = await _stop(agent.proc, shutdown_timeout)
+                    await agent.pipes.stop()
                     tasks.cancel_scope.deadline = anyio.current_time() + shutdown_timeout

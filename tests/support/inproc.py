@@ -4,6 +4,9 @@
 process), `inproc_raw` gives plain bytes in and parsed lines out (as `raw_agent` does). Both check every line
 the agent writes against the ACP v1 schema, and fail the test if the agent's serve loop crashes. No process is
 started, so no test pays the model library's import more than once per test run.
+
+With ``stdio=True`` the bytes go through OS pipes, to the very code `coder-agent acp` runs on its stdin and
+stdout: the early reader that answers a first `initialize` (`acp.early`), then the stdio transport.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import math
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,7 +27,9 @@ import anyio.lowlevel
 from acp.client.connection import ClientSideConnection
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from coder_agent.server.assembly import serve
+from coder_agent.acp.early import EarlyRead, answer_initialize
+from coder_agent.server.assembly import serve, serve_stdio
+from coder_agent.server.capabilities import initialize_result
 from coder_agent.settings import Settings
 from tests.support.acp_schema import AgentMessageValidator
 from tests.support.recording_client import RecordingClient
@@ -88,6 +94,7 @@ class InprocIO:
 
     def __init__(self) -> None:
         self.validator = AgentMessageValidator()
+        self.stopped = anyio.Event()  # the agent's serve loop returned (its input ended)
         self._to_agent, to_agent_out = anyio.create_memory_object_stream[bytes](math.inf)
         self.inbox = _Inbox(to_agent_out)
         self.outbox = _Outbox(self._from_agent)
@@ -102,8 +109,9 @@ class InprocIO:
         for listener in self._listeners:
             listener(data, parsed)
 
-    def to_agent(self, data: bytes) -> None:
-        self.validator.feed_client(data)
+    def to_agent(self, data: bytes, check: bool = True) -> None:
+        if check:
+            self.validator.feed_client(data)
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._to_agent.send_nowait(data)
 
@@ -177,6 +185,11 @@ class InprocRaw:
         self.io.to_agent(data)
         await anyio.lowlevel.checkpoint()
 
+    async def send_unchecked(self, data: bytes) -> None:
+        """Bytes the checker is not shown (it would choke on them as the agent must not)."""
+        self.io.to_agent(data, check=False)
+        await anyio.lowlevel.checkpoint()
+
     async def send_json(self, message: Any) -> None:
         await self.send_bytes(json.dumps(message).encode() + b"\n")
 
@@ -198,34 +211,104 @@ class InprocRaw:
     def close_input(self) -> None:
         self.io.close_input()
 
+    @property
+    def serving(self) -> bool:
+        return not self.io.stopped.is_set()
+
+    async def wait_stopped(self, timeout: float = 5.0) -> None:
+        """Until the agent's serve loop has returned, as `coder-agent acp` exits when its stdin ends."""
+        with anyio.fail_after(timeout):
+            await self.io.stopped.wait()
+
+
+class _Pipes:
+    """OS pipes in place of the memory streams: the test's bytes to the agent's stdin, its stdout to the test."""
+
+    def __init__(self, io: InprocIO) -> None:
+        self.io = io
+        self.in_read, self.in_write = os.pipe()
+        self.out_read, self.out_write = os.pipe()
+        os.set_blocking(self.in_write, False)
+        os.set_blocking(self.out_read, False)
+        # What the SDK or the test sends goes to the pipe, in order, without blocking the sender.
+        io._to_agent, self._to_pipe = anyio.create_memory_object_stream[bytes](math.inf)
+
+    async def feed_stdin(self) -> None:
+        """Everything sent to the agent, into its stdin; once the test closes its side, EOF."""
+        try:
+            async for data in self._to_pipe:
+                view = memoryview(data)
+                while view:
+                    await anyio.wait_writable(self.in_write)
+                    try:
+                        view = view[os.write(self.in_write, view) :]
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        return
+        finally:
+            os.close(self.in_write)
+
+    async def drain_stdout(self) -> None:
+        """Everything the agent writes, to the checker and the client, until its stdout ends."""
+        try:
+            while True:
+                await anyio.wait_readable(self.out_read)
+                try:
+                    data = os.read(self.out_read, 65536)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    return
+                self.io._from_agent(data)
+        finally:
+            os.close(self.out_read)
+
+    async def serve(self, settings: Settings) -> None:
+        """What `coder-agent acp` does with fds 0 and 1: answer a first `initialize` early, then serve."""
+        try:
+            early: EarlyRead = await anyio.to_thread.run_sync(
+                answer_initialize, self.in_read, self.out_write, initialize_result
+            )
+            await serve_stdio(settings, self.in_read, self.out_write, early)
+        finally:
+            os.close(self.out_write)  # the stdio transport leaves the fd open, as it does with fd 1
+            os.close(self.in_read)
+
 
 @asynccontextmanager
-async def _serving(settings: Settings, io: InprocIO) -> AsyncIterator[None]:
-    stopped = anyio.Event()
+async def _serving(settings: Settings, io: InprocIO, stdio: bool = False) -> AsyncIterator[None]:
+    pipes = _Pipes(io) if stdio else None
 
     async def run() -> None:
-        await serve(settings, io.inbox, io.outbox)
-        stopped.set()
+        if pipes is None:
+            await serve(settings, io.inbox, io.outbox)
+        else:
+            await pipes.serve(settings)
+        io.stopped.set()
 
     async with anyio.create_task_group() as tasks:
+        if pipes is not None:
+            tasks.start_soon(pipes.feed_stdin)
+            tasks.start_soon(pipes.drain_stdout)
         tasks.start_soon(run)
         try:
             yield
         finally:
             io.close_input()  # EOF: the agent lets what is in flight finish, briefly, and stops
             tasks.cancel_scope.deadline = anyio.current_time() + 10
-    if not stopped.is_set():
+    if not io.stopped.is_set():
         raise AssertionError("the agent did not stop within 10 s of the end of its input")
     io.check()
 
 
 @asynccontextmanager
 async def inproc_agent(
-    settings: Settings, client: RecordingClient | None = None, timeout: float = 60.0
+    settings: Settings, client: RecordingClient | None = None, timeout: float = 60.0, stdio: bool = False
 ) -> AsyncIterator[InprocAgent]:
     """The agent served in this process, with the SDK client on the other end; checked on exit."""
     io = InprocIO()
-    async with _serving(settings, io):
+    async with _serving(settings, io, stdio):
         agent = InprocAgent(io, client or RecordingClient())
         try:
             with anyio.fail_after(timeout):
@@ -236,10 +319,10 @@ async def inproc_agent(
 
 
 @asynccontextmanager
-async def inproc_raw(settings: Settings, timeout: float = 60.0) -> AsyncIterator[InprocRaw]:
+async def inproc_raw(settings: Settings, timeout: float = 60.0, stdio: bool = False) -> AsyncIterator[InprocRaw]:
     """The agent served in this process, with plain bytes in and parsed lines out; checked on exit."""
     io = InprocIO()
-    async with _serving(settings, io):
+    async with _serving(settings, io, stdio):
         raw = InprocRaw(io)
         with anyio.fail_after(timeout):
             yield raw

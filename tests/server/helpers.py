@@ -1,4 +1,4 @@
-"""Helpers for the tool scenarios: a session in a chosen client profile, and the tool calls it showed."""
+"""A session of the agent served in this process, in a chosen client profile, and the tool calls it showed."""
 
 from __future__ import annotations
 
@@ -10,40 +10,31 @@ from typing import Any, Literal
 
 import anyio
 from acp import PROTOCOL_VERSION, text_block
-from acp.schema import ClientCapabilities
+from acp.schema import ClientCapabilities, McpServerStdio
 
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, updates
-from tests.support.acp_client import SpawnedAgent, spawn_agent
+from coder_agent.settings import Settings
+from tests.support.driving import tool_calls, updates
 from tests.support.editor_client import EditorClient
+from tests.support.inproc import InprocAgent, inproc_agent
 from tests.support.recording_client import PermissionPolicy, RecordingClient
 
 Profile = Literal["editor", "bare"]
+PROFILES: list[Profile] = ["editor", "bare"]
 
 
 @dataclass
 class Run:
-    agent: SpawnedAgent
+    agent: InprocAgent
     client: RecordingClient
     session_id: str
 
-    async def prompt(self, text: str, timeout: float = FIRST_PROMPT_TIMEOUT) -> str:
+    async def prompt(self, text: str, timeout: float = 30.0) -> str:
         with anyio.fail_after(timeout):
             response = await self.agent.conn.prompt(session_id=self.session_id, prompt=[text_block(text)])
         return response.stop_reason
 
     def tool_calls(self) -> dict[str, dict[str, Any]]:
-        """Each tool call as its latest state: the tool_call merged with its updates, in order of appearance."""
-        calls: dict[str, dict[str, Any]] = {}
-        for message in self.agent.messages:
-            if message.get("method") != "session/update":
-                continue
-            update = message["params"]["update"]
-            if update["sessionUpdate"] in ("tool_call", "tool_call_update"):
-                state = calls.setdefault(update["toolCallId"], {"statuses": []})
-                state.update({k: v for k, v in update.items() if k != "sessionUpdate"})
-                if "status" in update:
-                    state["statuses"].append(update["status"])
-        return calls
+        return tool_calls(self.agent)
 
     def plans(self) -> list[dict[str, Any]]:
         return updates(self.agent, self.session_id, "plan")
@@ -56,35 +47,32 @@ class Run:
 @asynccontextmanager
 async def session(
     profile: Profile,
-    env: dict[str, str],
+    settings: Settings,
     workspace: Path,
     *,
     mode: str | None = None,
     permission: PermissionPolicy = "allow_once",
     directories: list[str] | None = None,
+    mcp_servers: list[McpServerStdio] | None = None,
+    client: RecordingClient | None = None,
 ) -> AsyncIterator[Run]:
+    """A new session in `workspace`: `editor` serves fs and terminal, `bare` offers nothing."""
     async with anyio.create_task_group() as tg:
-        client: RecordingClient
-        capabilities: ClientCapabilities | None
-        if profile == "editor":
+        capabilities: ClientCapabilities | None = None
+        if client is None and profile == "editor":
             client = EditorClient(tg, permission)
-            capabilities = EditorClient.capabilities
-        else:
+        elif client is None:
             client = RecordingClient(permission)
-            capabilities = None
-        async with spawn_agent(env, client=client, cwd=workspace) as agent:
+        if isinstance(client, EditorClient):
+            capabilities = EditorClient.capabilities
+        async with inproc_agent(settings, client) as agent:
             with anyio.fail_after(20):
                 await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
                 new = await agent.conn.new_session(
-                    cwd=str(workspace), mcp_servers=[], additional_directories=directories
+                    cwd=str(workspace), mcp_servers=mcp_servers or [], additional_directories=directories
                 )
             run = Run(agent, client, new.session_id)
             if mode is not None:
                 await run.set_mode(mode)
             yield run
         tg.cancel_scope.cancel()
-
-
-def model_saw(request_body: dict[str, Any]) -> str:
-    """Everything the tool messages of a model request carried, joined (what the model was told)."""
-    return "\n".join(str(m.get("content")) for m in request_body["messages"] if m.get("role") == "tool")

@@ -1,4 +1,4 @@
-"""The session lifecycle through the real agent: capabilities, titles, list and paging, resume, close, delete, fork."""
+"""The session lifecycle: capabilities, titles, list and paging, resume, close, delete, fork."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from acp import PROTOCOL_VERSION, RequestError
 from coder_agent.agent.usage import FALLBACK_CONTEXT_WINDOW
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
+from coder_agent.settings import Settings
 from coder_agent.store.base import SessionRecord
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory
-from tests.e2e.session_helpers import (
+from tests.support.driving import (
+    BackgroundPrompt,
     delete_session,
-    forgive_unstable_fork_result,
     kinds,
     open_session,
     prompt,
@@ -24,15 +24,15 @@ from tests.e2e.session_helpers import (
     session_updates,
     spoken,
 )
-from tests.support.acp_client import spawn_agent
+from tests.support.inproc import inproc_agent
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 
 async def test_initialize_advertises_load_and_the_session_lifecycle_methods(
-    agent_env: EnvFactory, workspace: Path
+    settings: Settings, workspace: Path
 ) -> None:
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+    async with inproc_agent(settings) as agent:
         with anyio.fail_after(10):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
     capabilities = agent.messages[0]["result"]["agentCapabilities"]
@@ -42,11 +42,11 @@ async def test_initialize_advertises_load_and_the_session_lifecycle_methods(
 
 
 async def test_the_first_exchange_titles_the_session_in_an_update_and_in_the_list(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("Sure."), Reply.text("Again."))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+    async with inproc_agent(settings) as agent:
+        with anyio.fail_after(30):
             session_id = await open_session(agent, workspace)
             await prompt(agent, session_id, "Refactor the parser module.\nKeep the public API.")
             first_reply = reply_positions(agent)[-1]
@@ -62,7 +62,7 @@ async def test_the_first_exchange_titles_the_session_in_an_update_and_in_the_lis
 
 
 async def test_list_filters_by_cwd_and_pages_with_the_cursor_without_gaps_or_repeats(
-    agent_env: EnvFactory, workspace: Path, tmp_path: Path
+    settings: Settings, workspace: Path, tmp_path: Path
 ) -> None:
     folders = [str(tmp_path / name) for name in ("a", "b", "c")]
     seeded = [
@@ -75,7 +75,7 @@ async def test_list_filters_by_cwd_and_pages_with_the_cursor_without_gaps_or_rep
         )
         for i in range(230)
     ]
-    seed_sessions(tmp_path / "home", seeded)
+    seed_sessions(settings.home, seeded)
     newest_first = [r.id for r in sorted(seeded, key=lambda r: (r.updated_at, r.id), reverse=True)]
 
     async def every_page(cwd: str | None) -> list[list[str]]:
@@ -86,7 +86,7 @@ async def test_list_filters_by_cwd_and_pages_with_the_cursor_without_gaps_or_rep
             if (cursor := page.next_cursor) is None:
                 return pages
 
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+    async with inproc_agent(settings) as agent:
         with anyio.fail_after(20):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             everything = await every_page(None)
@@ -102,15 +102,15 @@ async def test_list_filters_by_cwd_and_pages_with_the_cursor_without_gaps_or_rep
 
 
 async def test_resume_restores_a_stored_session_without_replaying_and_takes_the_next_prompt(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("Answer ", "one"), Reply.text("Answer ", "two"))
-    async with spawn_agent(agent_env(), cwd=workspace) as first:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+    async with inproc_agent(settings) as first:
+        with anyio.fail_after(30):
             session_id = await open_session(first, workspace)
             await prompt(first, session_id, "one")
-    async with spawn_agent(agent_env(), cwd=workspace) as second:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+    async with inproc_agent(settings) as second:
+        with anyio.fail_after(30):
             await second.conn.initialize(protocol_version=PROTOCOL_VERSION)
             await second.conn.resume_session(session_id=session_id, cwd=str(workspace))
             resumed_at = reply_positions(second)[-1]
@@ -122,9 +122,9 @@ async def test_resume_restores_a_stored_session_without_replaying_and_takes_the_
 
 
 async def test_unknown_sessions_are_resource_not_found_for_load_resume_fork_and_prompt(
-    agent_env: EnvFactory, workspace: Path
+    settings: Settings, workspace: Path
 ) -> None:
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+    async with inproc_agent(settings) as agent:
         with anyio.fail_after(20):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             calls = [
@@ -141,8 +141,8 @@ async def test_unknown_sessions_are_resource_not_found_for_load_resume_fork_and_
     assert codes == [-32002] * 4
 
 
-async def test_a_closed_session_answers_a_prompt_with_not_found(agent_env: EnvFactory, workspace: Path) -> None:
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+async def test_a_closed_session_answers_a_prompt_with_not_found(settings: Settings, workspace: Path) -> None:
+    async with inproc_agent(settings) as agent:
         with anyio.fail_after(20):
             session_id = await open_session(agent, workspace)
             await agent.conn.close_session(session_id=session_id)
@@ -152,11 +152,11 @@ async def test_a_closed_session_answers_a_prompt_with_not_found(agent_env: EnvFa
 
 
 async def test_closing_a_session_mid_turn_ends_its_prompt_as_cancelled(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.stall(30, after_text=["Working"]))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent, anyio.create_task_group() as tasks:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+    async with inproc_agent(settings) as agent, anyio.create_task_group() as tasks:
+        with anyio.fail_after(30):
             session_id = await open_session(agent, workspace)
             turn = BackgroundPrompt(agent, session_id, "a long job")
             tasks.start_soon(turn.run)
@@ -167,11 +167,11 @@ async def test_closing_a_session_mid_turn_ends_its_prompt_as_cancelled(
 
 
 async def test_delete_forgets_the_session_for_load_and_list_and_unknown_ids_delete_quietly(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("Noted"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+    async with inproc_agent(settings) as agent:
+        with anyio.fail_after(30):
             session_id = await open_session(agent, workspace)
             kept = (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
             await prompt(agent, session_id, "remember this")
@@ -185,15 +185,15 @@ async def test_delete_forgets_the_session_for_load_and_list_and_unknown_ids_dele
 
 
 async def test_fork_carries_the_history_into_a_new_session_and_leaves_the_original_unchanged(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("Answer one"), Reply.text("Fork reply"), Reply.text("Original reply"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+    async with inproc_agent(settings) as agent:
+        with anyio.fail_after(30):
             original = await open_session(agent, workspace)
             await prompt(agent, original, "one")
             fork = (await agent.conn.fork_session(session_id=original, cwd=str(workspace))).session_id
-            forgive_unstable_fork_result(agent)
+            agent.io.forgive_unstable_fork_result()
             await prompt(agent, fork, "two in the fork")
             await prompt(agent, original, "three in the original")
             titles = {info.session_id: info.title for info in (await agent.conn.list_sessions()).sessions}
@@ -204,12 +204,12 @@ async def test_fork_carries_the_history_into_a_new_session_and_leaves_the_origin
 
 
 async def test_each_model_call_is_followed_by_a_usage_update_with_tokens_used_and_window_size(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     plan = {"entries": [{"content": "Read the code", "status": "in_progress"}]}
     srv.enqueue(Reply.tool_calls([tool_call("todo_write", plan, pieces=3)]), Reply.text("Planned", "."))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
-        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+    async with inproc_agent(settings) as agent:
+        with anyio.fail_after(30):
             session_id = await open_session(agent, workspace)
             assert await prompt(agent, session_id, "make a plan") == "end_turn"
     updates = session_updates(agent.messages, session_id)

@@ -1,4 +1,4 @@
-"""Modes and permissions through the real agent: who asks, what is remembered, what is refused."""
+"""Modes and permissions: who asks, what is remembered, what is refused."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from acp.schema import ConfigOptionUpdate, CurrentModeUpdate
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory, updates
-from tests.e2e.tools_helpers import Run, model_saw, session
-from tests.support.acp_client import spawn_agent
+from coder_agent.settings import Settings
+from tests.server.helpers import Run, session
+from tests.support.driving import BackgroundPrompt, model_saw, updates
+from tests.support.inproc import inproc_agent
 from tests.support.recording_client import PermissionRequest, RecordingClient
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 MODES = ["ask", "default", "accept-edits", "plan", "bypass"]
 
@@ -31,9 +32,9 @@ def run(command: str) -> Reply:
 
 
 async def test_session_new_offers_the_modes_both_ways_and_switching_keeps_them_in_sync(
-    agent_env: EnvFactory, workspace: Path
+    settings: Settings, workspace: Path
 ) -> None:
-    async with session("bare", agent_env(), workspace) as run_:
+    async with session("bare", settings, workspace) as run_:
         messages = run_.agent.messages
         [new] = [m["result"] for m in messages if isinstance(m.get("result"), dict) and "sessionId" in m["result"]]
         assert new["modes"]["currentModeId"] == "default"
@@ -60,8 +61,8 @@ async def test_session_new_offers_the_modes_both_ways_and_switching_keeps_them_i
     assert CurrentModeUpdate and ConfigOptionUpdate  # the SDK parsed both kinds
 
 
-async def test_an_unknown_mode_is_invalid_params(agent_env: EnvFactory, workspace: Path) -> None:
-    async with session("bare", agent_env(), workspace) as run_:
+async def test_an_unknown_mode_is_invalid_params(settings: Settings, workspace: Path) -> None:
+    async with session("bare", settings, workspace) as run_:
         with pytest.raises(Exception) as error, anyio.fail_after(10):
             await run_.set_mode("yolo")
     assert getattr(error.value, "code", None) == -32602
@@ -78,10 +79,10 @@ async def test_an_unknown_mode_is_invalid_params(agent_env: EnvFactory, workspac
     ],
 )
 async def test_each_mode_decides_whether_an_edit_asks(
-    mode: str, asked: bool, written: bool, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    mode: str, asked: bool, written: bool, srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(write("f.txt"), Reply.text("ok"))
-    async with session("bare", agent_env(), workspace, mode=mode) as run_:
+    async with session("bare", settings, workspace, mode=mode) as run_:
         assert await run_.prompt("write") == "end_turn"
         [call] = run_.tool_calls().values()
     assert bool(run_.client.permission_requests) == asked
@@ -92,20 +93,20 @@ async def test_each_mode_decides_whether_an_edit_asks(
 
 
 async def test_accept_edits_still_asks_before_a_command(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(run("echo hi"), Reply.text("ok"))
-    async with session("bare", agent_env(), workspace, mode="accept-edits") as run_:
+    async with session("bare", settings, workspace, mode="accept-edits") as run_:
         assert await run_.prompt("run") == "end_turn"
     [request] = run_.client.permission_requests
     assert request.tool_call.title == "echo hi" and request.tool_call.kind == "execute"
 
 
 async def test_always_allow_is_remembered_per_command_prefix_but_ask_mode_asks_anyway(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(run("git status"), run("git status --short"), run("git log -1"), Reply.text("ok"))
-    async with session("bare", agent_env(), workspace, permission="allow_always") as run_:
+    async with session("bare", settings, workspace, permission="allow_always") as run_:
         assert await run_.prompt("go") == "end_turn"
         asked = [r.tool_call.title for r in run_.client.permission_requests]
         srv.enqueue(run("git status -s"), Reply.text("ok"))
@@ -118,10 +119,10 @@ async def test_always_allow_is_remembered_per_command_prefix_but_ask_mode_asks_a
 
 @pytest.mark.parametrize("answer", ["reject_once", "reject_always", "cancelled"])
 async def test_a_refusal_goes_back_to_the_model_and_nothing_is_written(
-    answer: str, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    answer: str, srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(write("f.txt"), Reply.text("understood"))
-    async with session("bare", agent_env(), workspace, permission=answer) as run_:  # type: ignore[arg-type]
+    async with session("bare", settings, workspace, permission=answer) as run_:  # type: ignore[arg-type]
         assert await run_.prompt("write") == "end_turn"
         [call] = run_.tool_calls().values()
     assert not (workspace / "f.txt").exists()
@@ -130,7 +131,7 @@ async def test_a_refusal_goes_back_to_the_model_and_nothing_is_written(
 
 
 async def test_a_write_outside_the_roots_asks_even_in_accept_edits_and_after_always(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path, tmp_path: Path
 ) -> None:
     outside = tmp_path / "outside.txt"
     srv.enqueue(write("inside.txt"), write(str(outside)), write("inside2.txt"), Reply.text("ok"))
@@ -138,25 +139,25 @@ async def test_a_write_outside_the_roots_asks_even_in_accept_edits_and_after_alw
     def policy(request: PermissionRequest) -> str:
         return "allow_always"
 
-    async with session("bare", agent_env(), workspace, permission=policy) as run_:
+    async with session("bare", settings, workspace, permission=policy) as run_:
         assert await run_.prompt("write") == "end_turn"
     titles = [r.tool_call.title for r in run_.client.permission_requests]
     assert len(titles) == 2 and "outside" in titles[1]  # inside2 was remembered; outside asked anyway
     assert outside.read_text() == "new\n"
 
     srv.enqueue(write(str(tmp_path / "outside2.txt")), Reply.text("ok"))
-    async with session("bare", agent_env(), workspace, mode="accept-edits") as run_:
+    async with session("bare", settings, workspace, mode="accept-edits") as run_:
         assert await run_.prompt("write") == "end_turn"
     assert len(run_.client.permission_requests) == 1
 
 
 async def test_additional_directories_are_inside_the_roots(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path, tmp_path: Path
 ) -> None:
     extra = tmp_path / "extra"
     extra.mkdir()
     srv.enqueue(write(str(extra / "x.txt")), Reply.text("ok"))
-    async with session("bare", agent_env(), workspace, mode="accept-edits", directories=[str(extra)]) as run_:
+    async with session("bare", settings, workspace, mode="accept-edits", directories=[str(extra)]) as run_:
         assert await run_.prompt("write") == "end_turn"
     assert not run_.client.permission_requests
     assert (extra / "x.txt").exists()
@@ -178,18 +179,18 @@ class HoldingClient(RecordingClient):
 
 
 async def test_a_cancel_during_a_permission_prompt_withdraws_it_and_the_turn_ends_cancelled(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(write("f.txt"), Reply.text("never used"))
     client = HoldingClient()
-    async with spawn_agent(agent_env(), client=client, cwd=workspace) as agent:
+    async with inproc_agent(settings, client) as agent:
         with anyio.fail_after(20):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
         prompt = BackgroundPrompt(agent, new.session_id, "write it")
         async with anyio.create_task_group() as tg:
             tg.start_soon(prompt.run)
-            with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            with anyio.fail_after(30):
                 await client.asked.wait()
             await agent.conn.cancel(session_id=new.session_id)
             response = await prompt.result(10)

@@ -1,4 +1,4 @@
-"""MCP servers named by the client, through the real agent: tools offered, called, permissioned, reported."""
+"""MCP servers named by the client, through the agent: tools offered, called, permissioned, reported."""
 
 from __future__ import annotations
 
@@ -12,12 +12,14 @@ from acp.schema import EnvVariable, McpServerStdio
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, texts, updates
-from tests.e2e.tools_helpers import Run, model_saw
-from tests.support.acp_client import spawn_agent
+from coder_agent.settings import Settings
+from tests.server.helpers import Run
+from tests.support.driving import model_saw, texts, updates
+from tests.support.inproc import inproc_agent
 from tests.support.recording_client import RecordingClient
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
+FIRST_PROMPT_TIMEOUT = 30.0
 
 SERVER = str(Path(__file__).resolve().parents[1] / "mcp" / "servers.py")
 
@@ -36,7 +38,7 @@ def dead(name: str = "ghost") -> McpServerStdio:
 
 
 async def test_mcp_tools_are_offered_namespaced_called_and_reported(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(
         Reply.tool_calls(
@@ -48,7 +50,7 @@ async def test_mcp_tools_are_offered_namespaced_called_and_reported(
         Reply.text("ok"),
     )
     client = RecordingClient()
-    async with spawn_agent(agent_env(), client=client, cwd=workspace) as agent:
+    async with inproc_agent(settings, client) as agent:
         with anyio.fail_after(20):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[demo()])
@@ -66,11 +68,11 @@ async def test_mcp_tools_are_offered_namespaced_called_and_reported(
 
 
 async def test_a_dead_server_is_reported_and_left_out_while_the_session_works(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.tool_calls([tool_call("mcp__demo__add", {"a": 1, "b": 1})]), Reply.text("fine"))
     client = RecordingClient()
-    async with spawn_agent(agent_env(), client=client, cwd=workspace) as agent:
+    async with inproc_agent(settings, client) as agent:
         with anyio.fail_after(20):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             start = anyio.current_time()
@@ -87,7 +89,7 @@ async def test_a_dead_server_is_reported_and_left_out_while_the_session_works(
 
 
 async def test_a_server_that_dies_mid_call_fails_that_call_and_is_reconnected_next_time(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(
         Reply.tool_calls([tool_call("mcp__demo__die", {})]),
@@ -95,7 +97,7 @@ async def test_a_server_that_dies_mid_call_fails_that_call_and_is_reconnected_ne
         Reply.text("ok"),
     )
     client = RecordingClient()
-    async with spawn_agent(agent_env(CODER_AGENT_DEFAULT_MODE="bypass"), client=client, cwd=workspace) as agent:
+    async with inproc_agent(settings.model_copy(update={"default_mode": "bypass"}), client) as agent:
         with anyio.fail_after(20):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[demo()])

@@ -1,5 +1,8 @@
 """Bytes no well-behaved client sends, over plain pipes: each gets the right JSON-RPC error (or none), and the
 agent keeps serving. Cases run both as the first line (which the start-up fast path reads) and after one.
+
+The agent runs in this process, on OS pipes, through the same early reader and stdio transport as
+`coder-agent acp` (`inproc_raw(..., stdio=True)`).
 """
 
 from __future__ import annotations
@@ -10,18 +13,18 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import EnvFactory, initialize, request
-from tests.support.acp_client import RawAgent, raw_agent
+from coder_agent.settings import Settings
+from tests.support.driving import initialize, request
+from tests.support.inproc import InprocRaw, inproc_raw
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
 
 TEN_MB = 10 * 1024 * 1024
 
 
 @pytest.fixture
-def env(agent_env: EnvFactory) -> dict[str, str]:
-    # No model: nothing here needs one, and no background litellm import slows the machine down.
-    return agent_env(CODER_AGENT_MODEL=None)
+def env(make_settings: Any) -> Settings:
+    return make_settings(model=None)  # nothing here needs one
 
 
 @pytest.fixture(params=["first line", "after initialize"])
@@ -29,15 +32,15 @@ def position(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-async def start(raw: RawAgent, position: str) -> None:
+async def start(raw: InprocRaw, position: str) -> None:
     if position == "after initialize":
         await raw.send_json(initialize(0))
         assert (await raw.read_message())["id"] == 0
 
 
-async def assert_still_serving(raw: RawAgent) -> None:
-    """The process is alive and the very next line it writes answers a fresh `initialize`."""
-    assert raw.proc.returncode is None
+async def assert_still_serving(raw: InprocRaw) -> None:
+    """The agent still serves, and the very next line it writes answers a fresh `initialize`."""
+    assert raw.serving
     await raw.send_json(initialize("still-there"))
     reply = await raw.read_message()
     assert reply["id"] == "still-there", reply
@@ -71,9 +74,9 @@ def error_of(reply: dict[str, Any], request_id: Any) -> dict[str, Any]:
     ],
 )
 async def test_a_malformed_message_gets_its_error_and_the_agent_keeps_serving(
-    env: dict[str, str], workspace: Path, position: str, line: bytes, code: int, reply_id: Any
+    env: Settings, workspace: Path, position: str, line: bytes, code: int, reply_id: Any
 ) -> None:
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
         await raw.send_bytes(line)
         error = error_of(await raw.read_message(), reply_id)
@@ -82,9 +85,9 @@ async def test_a_malformed_message_gets_its_error_and_the_agent_keeps_serving(
 
 
 async def test_wrong_param_types_are_invalid_params_with_the_validation_detail(
-    env: dict[str, str], workspace: Path, position: str
+    env: Settings, workspace: Path, position: str
 ) -> None:
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
         await raw.send_json(request(10, "session/new", {"cwd": 5, "mcpServers": []}))
         error = error_of(await raw.read_message(), 10)
@@ -111,64 +114,61 @@ async def test_wrong_param_types_are_invalid_params_with_the_validation_detail(
     ],
 )
 async def test_a_notification_it_cannot_use_or_a_stray_response_gets_no_reply_at_all(
-    env: dict[str, str], workspace: Path, position: str, message: dict[str, Any]
+    env: Settings, workspace: Path, position: str, message: dict[str, Any]
 ) -> None:
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
         await raw.send_json(message)
         await assert_still_serving(raw)
 
 
-async def test_blank_lines_are_ignored(env: dict[str, str], workspace: Path, position: str) -> None:
-    async with raw_agent(env, cwd=workspace) as raw:
+async def test_blank_lines_are_ignored(env: Settings, workspace: Path, position: str) -> None:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
         await raw.send_bytes(b"\n   \n\r\n\t\n")
         await assert_still_serving(raw)
 
 
 async def test_a_10_mb_prompt_for_an_unknown_session_is_resource_not_found(
-    env: dict[str, str], workspace: Path, position: str
+    env: Settings, workspace: Path, position: str
 ) -> None:
     prompt = [{"type": "text", "text": "x" * TEN_MB}]
     line = json.dumps(request(20, "session/prompt", {"sessionId": "sess_unknown", "prompt": prompt})).encode()
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
-        await raw.send_bytes(line + b"\n", timeout=20)
+        await raw.send_bytes(line + b"\n")
         error = error_of(await raw.read_message(timeout=20), 20)
         await assert_still_serving(raw)
     assert error["code"] == -32002
 
 
-async def test_10_mb_of_garbage_on_one_line_is_a_parse_error(
-    env: dict[str, str], workspace: Path, position: str
-) -> None:
-    async with raw_agent(env, cwd=workspace) as raw:
+async def test_10_mb_of_garbage_on_one_line_is_a_parse_error(env: Settings, workspace: Path, position: str) -> None:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
-        await raw.send_bytes(b"{" + b"garbage " * (TEN_MB // 8) + b"\n", timeout=20)
+        await raw.send_bytes(b"{" + b"garbage " * (TEN_MB // 8) + b"\n")
         error = error_of(await raw.read_message(timeout=20), None)
         await assert_still_serving(raw)
     assert error["code"] == -32700
 
 
-async def test_eof_in_the_middle_of_a_line_ends_the_process_cleanly(
-    env: dict[str, str], workspace: Path, position: str
+async def test_eof_in_the_middle_of_a_line_ends_the_agent_cleanly(
+    env: Settings, workspace: Path, position: str
 ) -> None:
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
         await raw.send_bytes(b'{"jsonrpc": "2.0", "id": 30, "method": "sess')
-        await raw.close_stdin()
-        code = await raw.wait_exit(timeout=2)
-    assert code == 0
+        raw.close_input()
+        await raw.wait_stopped(timeout=2)
     # The cut-off line may be reported as unparsable; nothing else may follow it.
     late = [m for m in raw.messages if m.get("id") != 0]
     assert all(m["error"]["code"] == -32700 and m["id"] is None for m in late), late
 
 
 async def test_requests_packed_into_one_write_split_across_writes_or_ending_in_crlf_are_all_answered(
-    env: dict[str, str], workspace: Path
+    env: Settings, workspace: Path
 ) -> None:
     first, second, third = (json.dumps(initialize(n)).encode() for n in (1, 2, 3))
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await raw.send_bytes(first + b"\r\n" + second + b"\n" + third[:10])  # the start-up read sees all of this
         await raw.send_bytes(third[10:] + b"\r\n")
         replies = [await raw.read_message() for _ in range(3)]
@@ -178,27 +178,26 @@ async def test_requests_packed_into_one_write_split_across_writes_or_ending_in_c
 
 
 async def test_a_deeply_nested_json_line_is_a_parse_error_not_a_crash(
-    env: dict[str, str], workspace: Path, position: str
+    env: Settings, workspace: Path, position: str
 ) -> None:
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await start(raw, position)
-        assert raw.proc.stdin is not None
-        # Straight to the pipe: the harness's own line checker would hit the same RecursionError.
-        await raw.proc.stdin.send(b"[" * 100_000 + b"\n")
+        # Not shown to the harness's own line checker: it would hit the same RecursionError.
+        await raw.send_unchecked(b"[" * 100_000 + b"\n")
         error = error_of(await raw.read_message(), None)
         await assert_still_serving(raw)
     assert error["code"] == -32700
 
 
 async def test_an_initialize_with_malformed_capabilities_gets_the_same_answer_on_the_first_line_as_later(
-    env: dict[str, str], workspace: Path
+    env: Settings, workspace: Path
 ) -> None:
     def bad(request_id: int) -> dict[str, Any]:
         message = initialize(request_id)
         message["params"]["clientCapabilities"] = {"fs": "yes please"}
         return message
 
-    async with raw_agent(env, cwd=workspace) as raw:
+    async with inproc_raw(env, stdio=True) as raw:
         await raw.send_json(bad(1))
         on_first_line = await raw.read_message()
         await raw.send_json(bad(2))

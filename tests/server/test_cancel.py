@@ -7,21 +7,18 @@ from pathlib import Path
 
 import anyio
 import pytest
-from acp import PROTOCOL_VERSION, text_block
+from acp import text_block
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory, initialize, request, updates
-from tests.support.acp_client import SpawnedAgent, raw_agent, spawn_agent
+from coder_agent.settings import Settings
+from tests.support.driving import BackgroundPrompt, initialize, open_session, request, updates
+from tests.support.inproc import inproc_agent, inproc_raw
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+pytestmark = pytest.mark.anyio
+FIRST_PROMPT_TIMEOUT = 30.0
 
 CANCEL_DEADLINE = 2.0  # seconds from session/cancel to the prompt's answer
-
-
-async def open_session(agent: SpawnedAgent, workspace: Path) -> str:
-    await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-    return (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
 
 
 async def disconnected(srv: ScriptedModelServer, count: int = 1, timeout: float = 5.0) -> bool:
@@ -30,10 +27,10 @@ async def disconnected(srv: ScriptedModelServer, count: int = 1, timeout: float 
 
 
 async def test_cancel_mid_stream_answers_cancelled_promptly_and_closes_the_model_stream(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.stall(30, after_text=["Partial ", "answer"], then_text=["never shown"]))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent, anyio.create_task_group() as tasks:
+    async with inproc_agent(settings) as agent, anyio.create_task_group() as tasks:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             turn = BackgroundPrompt(agent, session_id, "tell me a long story")
@@ -53,10 +50,10 @@ async def test_cancel_mid_stream_answers_cancelled_promptly_and_closes_the_model
 
 
 async def test_a_cancelled_session_takes_the_next_prompt_with_the_partial_reply_in_context(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.stall(30, after_text=["Half ", "of it"]), Reply.text("Fresh ", "answer"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent, anyio.create_task_group() as tasks:
+    async with inproc_agent(settings) as agent, anyio.create_task_group() as tasks:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             turn = BackgroundPrompt(agent, session_id, "first")
@@ -80,10 +77,10 @@ async def test_a_cancelled_session_takes_the_next_prompt_with_the_partial_reply_
 
 
 async def test_cancel_while_waiting_for_the_model_ends_the_turn_and_keeps_no_empty_reply(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.stall(30), Reply.text("Answer"))  # the first reply holds back even its headers
-    async with spawn_agent(agent_env(), cwd=workspace) as agent, anyio.create_task_group() as tasks:
+    async with inproc_agent(settings) as agent, anyio.create_task_group() as tasks:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             turn = BackgroundPrompt(agent, session_id, "first")
@@ -102,10 +99,10 @@ async def test_cancel_while_waiting_for_the_model_ends_the_turn_and_keeps_no_emp
 
 
 async def test_a_cancel_for_an_idle_or_unknown_session_is_ignored_and_does_not_touch_the_next_turn(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.text("Still ", "here"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+    async with inproc_agent(settings) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             await agent.conn.cancel(session_id=session_id)  # nothing running yet
@@ -118,11 +115,11 @@ async def test_a_cancel_for_an_idle_or_unknown_session_is_ignored_and_does_not_t
 
 
 async def test_cancel_during_a_retry_backoff_ends_the_turn_without_calling_the_model_again(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.error(503, "overloaded"), Reply.text("Answer"))
     async with (
-        spawn_agent(agent_env(CODER_AGENT_RETRY_BASE_DELAY="30"), cwd=workspace) as agent,
+        inproc_agent(settings.model_copy(update={"retry_base_delay": 30.0})) as agent,
         anyio.create_task_group() as tasks,
     ):
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
@@ -142,10 +139,10 @@ async def test_cancel_during_a_retry_backoff_ends_the_turn_without_calling_the_m
 
 
 async def test_a_cancel_that_arrives_right_behind_its_prompt_still_cancels_the_turn(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
 ) -> None:
     srv.enqueue(Reply.stall(30, after_text=["Too late"]))
-    async with raw_agent(agent_env(), cwd=workspace) as raw:
+    async with inproc_raw(settings) as raw:
         await raw.send_json(initialize(0))
         await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
         await raw.read_message()

@@ -3,32 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
-from acp import PROTOCOL_VERSION, RequestError, text_block
+from acp import PROTOCOL_VERSION, RequestError
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, BackgroundPrompt, EnvFactory
-from tests.support.acp_client import SpawnedAgent, spawn_agent
+from tests.support.driving import BackgroundPrompt, open_session, prompt
+from tests.support.inproc import inproc_agent
 
-pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-async def open_session(agent: SpawnedAgent, workspace: Path) -> str:
-    await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
-    return (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
-
-
-async def prompt(agent: SpawnedAgent, session_id: str, text: str) -> str:
-    return (await agent.conn.prompt(session_id=session_id, prompt=[text_block(text)])).stop_reason
+pytestmark = pytest.mark.anyio
+FIRST_PROMPT_TIMEOUT = 30.0
 
 
 async def test_without_a_model_the_agent_starts_but_a_prompt_fails_naming_the_model_setting(
-    agent_env: EnvFactory, workspace: Path
+    make_settings: Any, workspace: Path
 ) -> None:
-    async with spawn_agent(agent_env(CODER_AGENT_MODEL=None), cwd=workspace) as agent:
+    async with inproc_agent(make_settings(model=None)) as agent:
         with anyio.fail_after(10):
             init = await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             session = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])
@@ -41,10 +34,10 @@ async def test_without_a_model_the_agent_starts_but_a_prompt_fails_naming_the_mo
 
 
 async def test_a_rejected_key_fails_at_once_naming_the_key_setting(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(Reply.error(401, "Incorrect API key provided"), Reply.text("not used"))
-    async with spawn_agent(agent_env(CODER_AGENT_MAX_RETRIES="3"), cwd=workspace) as agent:
+    async with inproc_agent(make_settings(max_retries=3)) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             with pytest.raises(RequestError) as failed:
@@ -54,10 +47,10 @@ async def test_a_rejected_key_fails_at_once_naming_the_key_setting(
 
 
 async def test_a_transient_503_is_retried_and_the_turn_ends_normally(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(Reply.error(503, "overloaded"), Reply.text("Worked ", "anyway"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+    async with inproc_agent(make_settings()) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             stop_reason = await prompt(agent, session_id, "hello?")
@@ -67,10 +60,10 @@ async def test_a_transient_503_is_retried_and_the_turn_ends_normally(
 
 
 async def test_when_retries_run_out_the_prompt_fails_and_the_session_still_works(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(*[Reply.error(503, "overloaded")] * 3, Reply.text("Back ", "again"))
-    async with spawn_agent(agent_env(CODER_AGENT_MAX_RETRIES="2"), cwd=workspace) as agent:
+    async with inproc_agent(make_settings(max_retries=2)) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             with pytest.raises(RequestError) as failed:
@@ -84,10 +77,10 @@ async def test_when_retries_run_out_the_prompt_fails_and_the_session_still_works
 
 
 async def test_a_stream_cut_mid_reply_fails_the_prompt_and_the_session_still_works(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(Reply.cut_after("Half ", "a reply"), Reply.text("Whole reply"))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+    async with inproc_agent(make_settings()) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             with pytest.raises(RequestError) as failed:
@@ -107,11 +100,12 @@ async def test_a_stream_cut_mid_reply_fails_the_prompt_and_the_session_still_wor
 
 
 async def test_a_model_that_never_answers_fails_the_prompt_after_the_request_timeout(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(*[Reply.stall(30)] * 2)
-    env = agent_env(CODER_AGENT_REQUEST_TIMEOUT="0.5", CODER_AGENT_MAX_RETRIES="1")
-    async with spawn_agent(env, cwd=workspace) as agent:
+    # Long enough for the retry to reach the model server, which shares this process (and its GIL) with the agent.
+    settings = make_settings(request_timeout=2.0, max_retries=1)
+    async with inproc_agent(settings) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             with pytest.raises(RequestError) as failed:
@@ -121,11 +115,11 @@ async def test_a_model_that_never_answers_fails_the_prompt_after_the_request_tim
 
 
 async def test_a_stream_that_stalls_after_some_text_fails_after_the_request_timeout_without_a_retry(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(Reply.stall(30, after_text=["Half "]), Reply.text("Next"))
-    env = agent_env(CODER_AGENT_REQUEST_TIMEOUT="1", CODER_AGENT_MAX_RETRIES="2")
-    async with spawn_agent(env, cwd=workspace) as agent:
+    settings = make_settings(request_timeout=1.0, max_retries=2)
+    async with inproc_agent(settings) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             with pytest.raises(RequestError):
@@ -138,10 +132,10 @@ async def test_a_stream_that_stalls_after_some_text_fails_after_the_request_time
 
 
 async def test_a_second_prompt_while_one_runs_is_invalid_params_and_leaves_the_running_turn_alone(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
     srv.enqueue(Reply.stall(30, after_text=["Working "]))
-    async with spawn_agent(agent_env(), cwd=workspace) as agent, anyio.create_task_group() as tasks:
+    async with inproc_agent(make_settings()) as agent, anyio.create_task_group() as tasks:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             running = BackgroundPrompt(agent, session_id, "a long job")
@@ -157,8 +151,8 @@ async def test_a_second_prompt_while_one_runs_is_invalid_params_and_leaves_the_r
     assert len(srv.requests) == 1  # the refused prompt never reached the model
 
 
-async def test_a_prompt_for_an_unknown_session_is_resource_not_found(agent_env: EnvFactory, workspace: Path) -> None:
-    async with spawn_agent(agent_env(), cwd=workspace) as agent:
+async def test_a_prompt_for_an_unknown_session_is_resource_not_found(make_settings: Any, workspace: Path) -> None:
+    async with inproc_agent(make_settings()) as agent:
         with anyio.fail_after(10):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             with pytest.raises(RequestError) as failed:
@@ -168,10 +162,8 @@ async def test_a_prompt_for_an_unknown_session_is_resource_not_found(agent_env: 
 
 
 @pytest.mark.parametrize("cwd", ["relative/dir", ".", ""])
-async def test_session_new_with_a_relative_cwd_is_invalid_params(
-    agent_env: EnvFactory, workspace: Path, cwd: str
-) -> None:
-    async with spawn_agent(agent_env(CODER_AGENT_MODEL=None), cwd=workspace) as agent:
+async def test_session_new_with_a_relative_cwd_is_invalid_params(make_settings: Any, workspace: Path, cwd: str) -> None:
+    async with inproc_agent(make_settings(model=None)) as agent:
         with anyio.fail_after(10):
             await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
             with pytest.raises(RequestError) as failed:
