@@ -10,12 +10,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "coder_agent"
 
 # package -> the coder_agent packages and modules it must never import
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "acp": ("agent", "server", "llm", "store", "mcp", "local", "headless", "cli", "settings"),
-    "agent": ("server", "mcp", "local", "headless", "cli", "remote"),
-    "llm": ("acp", "agent", "server", "store", "mcp", "local", "headless", "cli"),
-    "store": ("acp", "agent", "server", "llm", "mcp", "local", "headless", "cli"),
-    "mcp": ("server", "local", "headless", "cli"),
-    "local": ("server", "mcp", "headless", "cli"),
+    "acp": ("agent", "server", "llm", "store", "mcp", "local", "headless", "remote", "auth", "cli", "settings"),
+    "agent": ("server", "mcp", "local", "headless", "remote", "cli"),
+    "llm": ("acp", "agent", "server", "store", "mcp", "local", "headless", "remote", "cli"),
+    "store": ("acp", "agent", "server", "llm", "mcp", "local", "headless", "remote", "auth", "cli"),
+    "mcp": ("server", "local", "headless", "remote", "cli"),
+    "local": ("server", "mcp", "headless", "remote", "cli"),
+    # the protocol side serves every entry point; none of them is below it
+    "server": ("headless", "remote", "cli"),
+    # saved keys and login: below the core (the model's key), above nothing that runs a session
+    "auth": ("acp", "agent", "server", "store", "mcp", "local", "headless", "remote", "cli"),
+    # `coder-agent serve` reaches the agent through `server.assembly` alone, as stdio does
+    "remote": ("agent", "local", "headless", "mcp", "cli"),
 }
 # Of acp, the core may use the wire types alone (not the connection, the router or JSON-RPC errors).
 CORE_MAY_USE_FROM_ACP = ("coder_agent.acp.schema",)
