@@ -87,8 +87,8 @@ def _parser() -> object:
 # Subcommands that own their arguments: name -> (module, function). `acp login` is the login an editor runs
 # when it appends the terminal auth method's args to `coder-agent acp`.
 SUBCOMMANDS = {
-    "login": ("auth.login_cli", "login_main"),
-    "logout": ("auth.login_cli", "logout_main"),
+    "login": ("login_cli", "login_main"),
+    "logout": ("login_cli", "logout_main"),
     "config": ("config_cli", "config_main"),
     "rules": ("config_cli", "rules_main"),
     "doctor": ("doctor", "main"),

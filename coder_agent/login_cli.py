@@ -12,9 +12,9 @@ import argparse
 import os
 import sys
 
-from ..settings import Settings, SettingsError
-from .keystore import KeyStore
-from .terminal_login import EXIT_ABANDONED, LOCAL_KEY, PROVIDERS, run_dialogue
+from .auth.keystore import KeyStore
+from .auth.terminal_login import EXIT_ABANDONED, LOCAL_KEY, PROVIDERS, run_dialogue
+from .settings import Settings, SettingsError
 
 
 def login_parser() -> argparse.ArgumentParser:
