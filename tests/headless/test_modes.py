@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
+from coder_agent.sessions_cli import main as sessions_main
 from tests.headless.helpers import RunInProcess
 
 
@@ -68,3 +71,26 @@ def test_read_only_refuses_an_edit_tells_the_model_and_leaves_the_file(
     assert (workspace / "notes.txt").read_text(encoding="utf-8") == "keep me\n"
     assert tool_answer(srv).startswith("Refused: Plan mode is read-only")
     assert "✗" in ran.stdout
+
+
+def test_a_run_ends_with_the_files_it_changed_and_sessions_undo_puts_them_back(
+    srv: ScriptedModelServer,
+    run_cli_here: RunInProcess,
+    workspace: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (workspace / "notes.txt").write_text("old\n", encoding="utf-8")
+    edit = tool_call("write_file", {"path": "notes.txt", "content": "new\nmore\n"})
+    command = tool_call("run_command", {"command": "printf 'made\\n' > made.txt"})
+    srv.enqueue(Reply.tool_calls([edit]), Reply.tool_calls([command]), Reply.text("Did it."))
+    ran = run_cli_here(["--yes", "--json", "--prompt", "change things"])
+    assert ran.code == 0, ran
+    texts = [u["content"]["text"] for u in ran.updates("agent_message_chunk")]
+    assert texts[-1] == "Changed 2 files:\nnotes.txt  +2 -1\nmade.txt   +1 -0  (created)"
+    session_id = ran.result()["sessionId"]
+
+    monkeypatch.setenv("CODER_AGENT_HOME", str(home))
+    assert sessions_main(["undo", session_id]) == 0
+    assert (workspace / "notes.txt").read_text(encoding="utf-8") == "old\n"
+    assert not (workspace / "made.txt").exists()
