@@ -26,8 +26,12 @@ def make_tree(root: str, files: int, git: bool) -> None:
     for folder in range(100):
         os.makedirs(os.path.join(root, f"pkg{folder}"), exist_ok=True)
         for index in range(per_folder):
-            with open(os.path.join(root, f"pkg{folder}", f"m{index}.py"), "w") as handle:
+            path = os.path.join(root, f"pkg{folder}", f"m{index}.py")
+            with open(path, "w") as handle:
                 handle.write(f"value = {folder * index}\n" * 10)
+            # An hour old, as a checkout's files are: a file as new as the index is "racily clean" to git, and
+            # every `git status` would read all of them again (the agent never rewrites the user's index).
+            os.utime(path, (time.time() - 3600, time.time() - 3600))
     with open(os.path.join(root, ".gitignore"), "w") as handle:
         handle.write("*.log\nbuild/\n")
     if git:
@@ -45,8 +49,9 @@ def _append(path: str, text: str) -> None:
 async def per_command(root: str, rounds: int) -> list[float]:
     target = os.path.join(root, "pkg7", "m3.py")
     costs = []
+    tops: dict[str, str | None] = {}  # as the commands of one turn share them (the first one asks git)
     for round_ in range(rounds):
-        watch = Watch([root])
+        watch = Watch([root], tops)
         started = time.perf_counter()
         await watch.start()
         looked = time.perf_counter() - started

@@ -107,7 +107,9 @@ async def look(root: str, top: str | None = None) -> Look:
     """The state of `root`'s files as the comparison needs it (`top`: its git top folder, when known)."""
     top = top or await _top(root)
     if top is not None:
-        args = ("status", "--porcelain=v2", "--branch", "-z", "-uall", "--no-renames", "--ignore-submodules=all")
+        # --no-ahead-behind: `--branch` is for the commit checked out; counting a far upstream would cost
+        args = ["status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "-uall", "--no-renames"]
+        args.append("--ignore-submodules=all")
         output = await git_output(root, *args, "--", ".", timeout=STATUS_TIMEOUT)
         if output is not None:
             paths, new, head = _parse_status(output, top)
@@ -169,9 +171,10 @@ async def _committed(before: Look, after: Look) -> frozenset[str]:
 class Watch:
     """Looks at a session's roots before a command, and says after it what the command changed."""
 
-    def __init__(self, roots: Sequence[str]) -> None:
+    def __init__(self, roots: Sequence[str], tops: dict[str, str | None] | None = None) -> None:
+        """`tops`: each root's git top folder as found before (shared by the watches of one turn), filled in here."""
         self._roots = list(dict.fromkeys(roots))
-        self._tops: dict[str, str | None] = {}
+        self._tops = {} if tops is None else tops
         self._before: list[Look] = []
 
     async def start(self) -> None:

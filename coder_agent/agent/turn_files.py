@@ -54,10 +54,12 @@ class TurnFiles:
         self._files = files
         self._roots = list(roots)
         self._last: dict[str, bytes | None] = {}  # what each file the turn touched holds now, as far as we know
+        self._tops: dict[str, str | None] = {}  # each root's git top folder, asked once a turn
 
     def begin(self, messages_before: int, compactions: int = 0) -> None:
         self._checkpoints.begin_turn(messages_before, compactions)
         self._last = {}
+        self._tops = {}  # a command may have made or removed a repository since
         self.conversation = False  # set once the model is asked: a command alone is not a turn to rewind
 
     def discard_unless_conversation(self) -> None:
@@ -71,7 +73,7 @@ class TurnFiles:
         self._checkpoints.after_change(path, self._last[path])
 
     async def watch(self) -> Watch:
-        watch = Watch(self._roots)
+        watch = Watch(self._roots, self._tops)
         await watch.start()
         return watch
 
