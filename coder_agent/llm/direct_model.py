@@ -100,10 +100,10 @@ class DirectModel:
         return {**openai_headers(key), **self.route.headers}
 
     async def _stream_once(self, body: bytes) -> AsyncGenerator[ModelEvent, None]:
+        if not http_client.prepared():  # imports httpx, off the event loop
+            await anyio.to_thread.run_sync(http_client.prepare)
         import httpx
 
-        if not http_client.prepared():
-            await anyio.to_thread.run_sync(http_client.prepare)
         client = http_client.client()
         timeout = httpx.Timeout(self.config.timeout)
         request = client.build_request("POST", self.route.url, content=body, headers=self._headers(), timeout=timeout)

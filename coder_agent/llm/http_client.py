@@ -9,7 +9,9 @@ millisecond from the prepared TLS context, and kept for the loop's life so conne
 
 from __future__ import annotations
 
+import sys
 import threading
+import types
 from typing import TYPE_CHECKING
 
 from anyio.lowlevel import RunVar
@@ -31,6 +33,21 @@ def _new_client(tls: ssl.SSLContext) -> httpx.AsyncClient:
     return httpx.AsyncClient(verify=tls, timeout=None, follow_redirects=False)
 
 
+def _without_command_line() -> None:
+    """Keep httpx's command-line client out: httpx's `__init__` imports it (click, rich, pygments) whenever those
+    are installed, as litellm's dependencies make them, and it costs ~100 ms of the first model call's wait.
+    The agent never runs `httpx` as a command; `httpx.main` is a stub that says so."""
+    if "httpx" in sys.modules or "httpx._main" in sys.modules:
+        return
+    stub = types.ModuleType("httpx._main", "httpx's command line, left out by coder-agent")
+
+    def main() -> None:
+        raise SystemExit("httpx's command line is not loaded in coder-agent")
+
+    stub.main = main  # type: ignore[attr-defined]
+    sys.modules["httpx._main"] = stub
+
+
 def prepare() -> ssl.SSLContext:
     """Import httpx and load the TLS context once (thread-safe; blocking: call it from a worker thread)."""
     global _tls
@@ -39,6 +56,7 @@ def prepare() -> ssl.SSLContext:
         with _lock:
             tls = _tls
             if tls is None:
+                _without_command_line()
                 import httpx
 
                 tls = httpx.create_ssl_context(trust_env=True)
