@@ -17,6 +17,7 @@ import anyio
 from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
+from .activity import Activity
 from .checkpoints import UndoReport
 from .client import META_KEY, Client
 from .commands import Commands, CommandServices
@@ -79,6 +80,7 @@ class Turns(CommandServices):
         self._compact_at = compact_at
         self._context_window = context_window
         self.commands = commands or Commands(None)
+        self.activity = Activity()
 
     def builtin(self) -> Mapping[str, Tool[Any]]:
         """The built-in tools, made (and their modules imported) the first time they are needed."""
@@ -114,6 +116,10 @@ class Turns(CommandServices):
 
     async def prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
+        with self.activity.turn():
+            return await self._prompt(session, blocks)
+
+    async def _prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         if session.model is None:
             raise NotConfigured(NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
         refuse_unseen_images(session.model, blocks)

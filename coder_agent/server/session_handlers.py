@@ -26,12 +26,15 @@ from ..acp.schema import (
 )
 from ..agent.errors import ClientError
 from ..agent.session import Session
-from ..llm.loader import load_litellm
+from ..llm.loader import load_litellm, prepare_direct
 from .errors import mapped, require_absolute
 from .model_menu import ModelMenu
 from .state import AgentState
 
 log = logging.getLogger(__name__)
+
+LITELLM_AFTER_IDLE = 10.0  # seconds with no turn yet before litellm is imported (the first message is being typed)
+LITELLM_AFTER_TURN = 1.0  # or this long after a turn ended, with none running (the user reads the reply)
 
 
 def _list_meta(last_turn: object) -> dict[str, Any] | None:
@@ -166,6 +169,10 @@ class SessionHandlers:
 
     async def _preload(self) -> None:
         await anyio.to_thread.run_sync(self._state.turns.builtin)  # the tools' modules, off the event loop
+        await anyio.to_thread.run_sync(prepare_direct, abandon_on_cancel=True)  # what a first call needs
+        # Importing litellm holds the interpreter for seconds: not while the user waits on a reply. The direct
+        # path serves the calls it can until then; a call only litellm can make loads it at once.
+        await self._state.turns.activity.quiet(first=LITELLM_AFTER_IDLE, then=LITELLM_AFTER_TURN)
         await load_litellm()
         # Only now can litellm say which models take a reasoning effort: offer the option where they do.
         for session in list(self._state.sessions.live.values()):
