@@ -10,12 +10,16 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("REPEATED_STREAMING_CHUNK_LIMIT", "100000")
 
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from coder_agent.scripted.server import ScriptedModelServer
+
+if TYPE_CHECKING:
+    from coder_agent.settings import Settings
 
 
 @pytest.fixture
@@ -29,6 +33,22 @@ def srv() -> Iterator[ScriptedModelServer]:
     """A scripted OpenAI-compatible model server on 127.0.0.1; enqueue replies before prompting."""
     with ScriptedModelServer() as server:
         yield server
+
+
+@pytest.fixture
+def make_settings(srv: ScriptedModelServer, tmp_path: Path) -> Callable[..., Settings]:
+    """`make_settings(**overrides)`: the agent's settings for the scripted model, with a private home."""
+    from tests.support.inproc import test_settings  # not at collection: the agent's modules load on use
+
+    def make(**overrides: Any) -> Settings:
+        return test_settings(tmp_path / "home", srv.url, **overrides)
+
+    return make
+
+
+@pytest.fixture
+def settings(make_settings: Callable[..., Settings]) -> Settings:
+    return make_settings()
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import anyio
 import anyio.abc
-from anyio.streams.memory import MemoryObjectReceiveStream
 
+from ..acp.byte_streams import MemoryByteReceiveStream
 from ..server.assembly import serve
 from ..settings import Settings
 from .claims import Claims
@@ -22,22 +22,6 @@ from .options import ServeOptions
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
-
-
-class _Inbox(anyio.abc.ByteReceiveStream):
-    """What the agent reads: one client message per item (each one line), then the end."""
-
-    def __init__(self, receive: MemoryObjectReceiveStream[bytes]) -> None:
-        self._receive = receive
-
-    async def receive(self, max_bytes: int = 65536) -> bytes:
-        try:
-            return await self._receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise anyio.EndOfStream from None
-
-    async def aclose(self) -> None:
-        self._receive.close()
 
 
 def one_line(message: bytes) -> bytes:
@@ -64,7 +48,7 @@ class RemoteConnection:
     async def run(self) -> None:
         """The agent, until the input ends and its turns have stopped and its sessions are let go."""
         try:
-            await serve(self._settings, _Inbox(self._agent_input), self.outbox, claims=self.claims)
+            await serve(self._settings, MemoryByteReceiveStream(self._agent_input), self.outbox, claims=self.claims)
         except Exception:
             log.exception("connection %s: the agent failed", self.id)
         finally:

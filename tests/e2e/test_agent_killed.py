@@ -18,8 +18,8 @@ from acp.schema import McpServerStdio
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.agent.shell_fixtures import alive, alive_in_group, read_fifo
 from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
+from tests.local.processes import alive, alive_in_group, read_fifo, wait_gone
 from tests.support.acp_client import RecordingClient, SpawnedAgent, spawn_agent
 from tests.support.driving import BackgroundPrompt
 
@@ -28,22 +28,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 SERVER = str(Path(__file__).resolve().parents[1] / "mcp" / "servers.py")
 WATCHDOG_MARK = b"trap '' INT HUP QUIT"  # the watchdog's command line (coder_agent/local/watchdog.py)
 DEATH_DEADLINE = 10.0  # seconds for what the agent left to die after its SIGKILL (the watchdog's grace is 1 s)
-
-
-async def wait_gone(pids: list[int], timeout: float) -> list[int]:
-    """Wait, without polling, until every process in `pids` has exited; those still alive after `timeout`."""
-    fds: list[int] = []
-    try:
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                fds.append(os.pidfd_open(pid))
-        with anyio.move_on_after(timeout):
-            for fd in fds:
-                await anyio.wait_readable(fd)
-    finally:
-        for fd in fds:
-            os.close(fd)
-    return [pid for pid in pids if alive(pid)]
 
 
 def children_of(pid: int) -> dict[int, bytes]:

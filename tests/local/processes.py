@@ -33,6 +33,22 @@ def alive_in_group(pgid: int) -> list[int]:
     return found
 
 
+async def wait_gone(pids: list[int], timeout: float = 10.0) -> list[int]:
+    """Wait, without polling (pidfds), until every process in `pids` has exited; those still alive after `timeout`."""
+    fds: list[int] = []
+    try:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):  # gone already
+                fds.append(os.pidfd_open(pid))
+        with anyio.move_on_after(timeout):
+            for fd in fds:
+                await anyio.wait_readable(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    return [pid for pid in pids if alive(pid)]
+
+
 async def read_fifo(path: Path, timeout: float = 5.0) -> str:
     """What a command writes into the named pipe at `path` (which it opens once it is ready)."""
     try:

@@ -12,13 +12,12 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
 
 from coder_agent.local.watchdog import WATCHDOG, Watchdog
 
 from .commands import run
-from .processes import alive, alive_in_group
+from .processes import alive_in_group, wait_gone
 
 pytestmark = pytest.mark.anyio
 
@@ -40,22 +39,6 @@ def start_group(groups: list[subprocess.Popen[bytes]], script: str = "sleep 300 
     return process.pid
 
 
-async def gone(pids: list[int], timeout: float = 10.0) -> bool:
-    """Whether every process in `pids` exits within `timeout` (waited on with pidfds, no polling)."""
-    fds = []
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):  # gone already
-            fds.append(os.pidfd_open(pid))
-    try:
-        with anyio.move_on_after(timeout):
-            for fd in fds:
-                await anyio.wait_readable(fd)
-    finally:
-        for fd in fds:
-            os.close(fd)
-    return not any(alive(pid) for pid in pids)
-
-
 async def test_closing_the_pipe_kills_the_registered_groups_spares_the_forgotten_and_ends_the_watchdog(
     groups: list[subprocess.Popen[bytes]],
 ) -> None:
@@ -66,7 +49,7 @@ async def test_closing_the_pipe_kills_the_registered_groups_spares_the_forgotten
     watchdog.forget(forgotten)
     assert watchdog.pid is not None
     watchdog.close()
-    assert await gone([watchdog.pid])
+    assert await wait_gone([watchdog.pid]) == []
     assert alive_in_group(kept) == []
     assert len(alive_in_group(forgotten)) == 3
 
@@ -77,7 +60,7 @@ async def test_a_group_that_ignores_sigterm_is_killed_after_the_grace(groups: li
     watchdog.watch(stubborn)
     members = alive_in_group(stubborn)
     watchdog.close()
-    assert await gone(members)
+    assert await wait_gone(members) == []
 
 
 async def test_a_killed_watchdog_is_replaced_and_the_new_one_knows_every_group(
@@ -89,14 +72,14 @@ async def test_a_killed_watchdog_is_replaced_and_the_new_one_knows_every_group(
     old = watchdog.pid
     assert old is not None
     os.kill(old, signal.SIGKILL)
-    assert await gone([old])
+    assert await wait_gone([old]) == []
     second = start_group(groups)
     watchdog.watch(second)  # finds the pipe broken: starts another and hands it both groups
     assert watchdog.pid not in (None, old)
     members = alive_in_group(first) + alive_in_group(second)
     assert len(members) == 6
     watchdog.close()
-    assert await gone(members)
+    assert await wait_gone(members) == []
 
 
 async def test_commands_never_inherit_the_watchdogs_pipe(tmp_path: Path) -> None:

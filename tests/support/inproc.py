@@ -25,8 +25,8 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 from acp.client.connection import ClientSideConnection
-from anyio.streams.memory import MemoryObjectReceiveStream
 
+from coder_agent.acp.byte_streams import MemoryByteReceiveStream
 from coder_agent.acp.early import EarlyRead, answer_initialize
 from coder_agent.server.assembly import serve, serve_stdio
 from coder_agent.server.capabilities import initialize_result
@@ -48,22 +48,6 @@ def test_settings(home: Path, api_base: str | None, **overrides: Any) -> Setting
     }
     values.update(overrides)
     return Settings.model_validate(values)
-
-
-class _Inbox(anyio.abc.ByteReceiveStream):
-    """What the agent reads: the client's bytes, chunk by chunk, then EOF."""
-
-    def __init__(self, receive: MemoryObjectReceiveStream[bytes]) -> None:
-        self._receive = receive
-
-    async def receive(self, max_bytes: int = 65536) -> bytes:
-        try:
-            return await self._receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            raise anyio.EndOfStream from None
-
-    async def aclose(self) -> None:
-        self._receive.close()
 
 
 class _Outbox(anyio.abc.ByteSendStream):
@@ -96,7 +80,7 @@ class InprocIO:
         self.validator = AgentMessageValidator()
         self.stopped = anyio.Event()  # the agent's serve loop returned (its input ended)
         self._to_agent, to_agent_out = anyio.create_memory_object_stream[bytes](math.inf)
-        self.inbox = _Inbox(to_agent_out)
+        self.inbox = MemoryByteReceiveStream(to_agent_out)
         self.outbox = _Outbox(self._from_agent)
         self._listeners: list[Callable[[bytes, list[dict[str, Any] | None]], None]] = []
 
