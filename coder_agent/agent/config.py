@@ -4,61 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..acp.schema import ConfigOptionUpdate, CurrentModeUpdate, SelectOption, SessionConfigSelect, SessionModeState
+from .. import session_options
+from ..acp.schema import ConfigOptionUpdate, CurrentModeUpdate, SessionConfigSelect, SessionModeState
 from ..llm import catalog
 from .errors import InvalidInput
-from .permissions import MODE_IDS, MODES
+from .permissions import MODE_IDS
 from .session import Session
-
-THOUGHT_LEVELS = [
-    SelectOption(value="off", name="Off"),
-    SelectOption(value="low", name="Low"),
-    SelectOption(value="medium", name="Medium"),
-    SelectOption(value="high", name="High"),
-]
 
 
 def mode_state(session: Session) -> SessionModeState:
-    return SessionModeState(current_mode_id=session.mode, available_modes=MODES)
-
-
-def model_choices(session: Session, models: Sequence[str]) -> list[str]:
-    """The model menu: the configured models (the first is the default) and the session's own, once each."""
-    return list(dict.fromkeys([*models, *([session.model] if session.model else [])]))
+    return SessionModeState.model_validate(session_options.mode_state(session.mode))
 
 
 def config_options(session: Session, models: Sequence[str], reasoning: bool) -> list[SessionConfigSelect]:
-    options = [
-        SessionConfigSelect(
-            id="mode",
-            name="Mode",
-            category="mode",
-            current_value=session.mode,
-            options=[SelectOption(value=m.id, name=m.name, description=m.description) for m in MODES],
-        )
-    ]
-    if session.model is not None:
-        choices = model_choices(session, models)
-        options.append(
-            SessionConfigSelect(
-                id="model",
-                name="Model",
-                category="model",
-                current_value=session.model,
-                options=[SelectOption(value=name, name=name) for name in choices],
-            )
-        )
-    if reasoning:
-        options.append(
-            SessionConfigSelect(
-                id="thought_level",
-                name="Thinking",
-                category="thought_level",
-                current_value=session.thought_level or "off",
-                options=THOUGHT_LEVELS,
-            )
-        )
-    return options
+    options = session_options.config_options(session.mode, session.model, models, session.thought_level, reasoning)
+    return [SessionConfigSelect.model_validate(option) for option in options]
 
 
 def apply_choice(session: Session, config_id: str, value: str, models: Sequence[str], reasoning: bool) -> None:
@@ -68,12 +28,12 @@ def apply_choice(session: Session, config_id: str, value: str, models: Sequence[
             raise InvalidInput(f"Invalid params: unknown mode {value!r}; one of {', '.join(MODE_IDS)}")
         session.mode = value
     elif config_id == "model" and session.model is not None:
-        allowed = model_choices(session, models)
+        allowed = session_options.model_choices(models, session.model)
         if value not in allowed:
             raise InvalidInput(f"Invalid params: unknown model {value!r}; one of {', '.join(allowed)}")
         session.model = value
     elif config_id == "thought_level" and reasoning:
-        levels = [level.value for level in THOUGHT_LEVELS]
+        levels = session_options.THOUGHT_LEVEL_IDS
         if value not in levels:
             raise InvalidInput(f"Invalid params: thought_level must be one of {', '.join(levels)}")
         session.thought_level = None if value == "off" else value

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 
 import anyio
 
 from ..acp.schema import SessionUpdate
+from ..ids import new_id as new_id  # the ids of everything a session makes
 from ..llm.messages import ChatMessage, SystemMessage
 from .checkpoints import Checkpoints
 from .lasting_rules import RuleBook
@@ -15,11 +15,6 @@ from .permissions import DEFAULT_MODE, MODES, PermissionRules
 from .prompts import render
 from .tool_source import ToolSource
 from .transcript import Transcript
-
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex}"
-
 
 TURN_STOP_TIMEOUT = 10.0  # how long closing a session waits for its cancelled turn to clean up
 
