@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .acp.early import EarlyRead
 
 TTY_HINT = (
     b"coder-agent acp: this is an Agent Client Protocol server that editors launch; it reads JSON-RPC on stdin. "
@@ -27,6 +31,7 @@ def run_acp() -> int:
     from .server.capabilities import initialize_result
 
     early = answer_initialize(0, protocol_fd, initialize_result)
+    early = _answer_session_new(early, protocol_fd)
 
     from .llm.loader import OFFLINE_ENV
 
@@ -58,6 +63,51 @@ def run_acp() -> int:
     log.info("input closed; exiting")
     logging.shutdown()
     return 0
+
+
+def _import_runtime() -> None:
+    """What serving needs, imported (~350 ms): in a thread, while the early reader waits for `session/new`."""
+    import logging  # noqa: F401
+
+    import anyio  # noqa: F401
+
+    from . import logs, settings  # noqa: F401
+    from .server import assembly  # noqa: F401
+
+
+def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
+    """Answer a plain `session/new` early (`server.early_session`) while the runtime is imported in a thread.
+
+    The reader stops waiting for it once the runtime is in: from then on the full agent answers as fast.
+    """
+    if early.initialize is None or early.eof:
+        return early
+    import threading
+
+    from .acp.early import answer_next
+    from .server.early_session import new_session_answerer
+    from .settings_peek import peek
+
+    answer = new_session_answerer(peek())
+    ready_read, ready_write = os.pipe()
+
+    def load() -> None:
+        try:
+            _import_runtime()
+        finally:
+            os.write(ready_write, b"!")
+
+    importer = threading.Thread(target=load, name="import-runtime", daemon=True)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)  # the reader gets the interpreter back within 0.5 ms when input comes
+    importer.start()
+    try:
+        return answer_next(early, 0, out_fd, "session/new", answer, ready_read)
+    finally:
+        sys.setswitchinterval(interval)
+        importer.join()
+        os.close(ready_read)
+        os.close(ready_write)
 
 
 def _parser() -> object:

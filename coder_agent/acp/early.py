@@ -1,10 +1,12 @@
-"""Answering `initialize` before the async runtime is even imported.
+"""Answering `initialize`, and then `session/new`, before the async runtime is even imported.
 
 Importing asyncio, anyio and pydantic takes longer than an editor should wait for `initialize`. The reply
 depends on nothing but this agent and the client's capabilities, so the first line is read with a blocking
-`os.read`, and when it is a well-formed `initialize` request it is answered at once with the stdlib;
-everything else (and every byte after that line) is left to the full connection, which behaves exactly as
-if it had read them itself.
+`os.read`, and when it is a well-formed `initialize` request it is answered at once with the stdlib. The next
+line may be answered the same way (`answer_next`: the caller decides which requests it can answer exactly;
+`server.early_session` does `session/new`) while the runtime is imported in another thread. Everything else
+(and every byte after the lines answered) is left to the full connection, which behaves exactly as if it had
+read them itself.
 Stdlib only.
 """
 
@@ -32,13 +34,46 @@ def reserve_stdout() -> int:
     return protocol_fd
 
 
-def _initialize_request(line: bytes) -> tuple[Any, dict[str, Any]] | None:
-    """(id, params) when `line` is an `initialize` request the full path would accept; else None."""
+class EarlyRead:
+    """What the early reader leaves to the full connection.
+
+    A plain class: `dataclasses` imports `inspect` and `ast`, ~10 ms of the path to `initialize`."""
+
+    __slots__ = ("answered", "eof", "initialize", "unread")
+
+    def __init__(self, unread: bytes, initialize: dict[str, Any] | None, eof: bool = False) -> None:
+        self.unread = unread  # read from the input but not consumed
+        self.initialize = initialize  # the params of the `initialize` that was answered, if one was
+        self.eof = eof  # the input ended: on a terminal (Ctrl-D) a second read would wait for another end
+        self.answered: object = None  # what `answer_next` answered, as its answerer described it
+
+
+def _fill_line(in_fd: int, buffer: bytearray, ready_fd: int | None = None) -> str:
+    """Read into `buffer` until it holds a whole line: "line", "eof", "long" (no newline within the cap), or
+    "ready" when `ready_fd` became readable first (the caller stops waiting for input then)."""
+    import select
+
+    while b"\n" not in buffer:
+        if len(buffer) >= MAX_FIRST_LINE:
+            return "long"
+        if ready_fd is not None:
+            readable, _, _ = select.select([in_fd, ready_fd], [], [])
+            if in_fd not in readable:
+                return "ready"
+        chunk = os.read(in_fd, 65536)
+        if not chunk:
+            return "eof"
+        buffer += chunk
+    return "line"
+
+
+def _request(line: bytes, method: str) -> tuple[Any, dict[str, Any]] | None:
+    """(id, params) when `line` is a well-formed request for `method` with object params; else None."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != "initialize":
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or message.get("method") != method:
         return None
     if find_invalid(message) is not None:  # the full path explains what is wrong with it
         return None
@@ -48,43 +83,59 @@ def _initialize_request(line: bytes) -> tuple[Any, dict[str, Any]] | None:
         return None
     if not isinstance(params, dict):
         return None
-    version = params.get("protocolVersion")
-    if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version <= 65535:
-        return None
     return request_id, params
 
 
-class EarlyRead:
-    """What the early reader leaves to the full connection.
-
-    A plain class: `dataclasses` imports `inspect` and `ast`, ~10 ms of the path to `initialize`."""
-
-    __slots__ = ("eof", "initialize", "unread")
-
-    def __init__(self, unread: bytes, initialize: dict[str, Any] | None, eof: bool = False) -> None:
-        self.unread = unread  # read from the input but not consumed
-        self.initialize = initialize  # the params of the `initialize` that was answered, if one was
-        self.eof = eof  # the input ended: on a terminal (Ctrl-D) a second read would wait for another end
+def _reply(out_fd: int, request_id: Any, result: dict[str, Any]) -> None:
+    reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
+    data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    view = memoryview(data)
+    while view:
+        view = view[os.write(out_fd, view) :]
 
 
 def answer_initialize(in_fd: int, out_fd: int, result: Callable[[Any], dict[str, Any]]) -> EarlyRead:
     """Read up to the first line; answer it if it is `initialize` (`result` gets its `clientCapabilities`)."""
     buffer = bytearray()
-    while b"\n" not in buffer and len(buffer) < MAX_FIRST_LINE:
-        chunk = os.read(in_fd, 65536)
-        if not chunk:
-            return EarlyRead(bytes(buffer), None, eof=True)
-        buffer += chunk
-    line, newline, rest = bytes(buffer).partition(b"\n")
-    if not newline:
-        return EarlyRead(bytes(buffer), None)
-    request = _initialize_request(line.rstrip(b"\r"))
+    state = _fill_line(in_fd, buffer)
+    if state != "line":
+        return EarlyRead(bytes(buffer), None, eof=state == "eof")
+    line, _, rest = bytes(buffer).partition(b"\n")
+    request = _request(line.rstrip(b"\r"), "initialize")
     if request is None:
         return EarlyRead(bytes(buffer), None)
     request_id, params = request
-    reply = {"jsonrpc": "2.0", "id": request_id, "result": result(params.get("clientCapabilities"))}
-    data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    view = memoryview(data)
-    while view:
-        view = view[os.write(out_fd, view) :]
+    version = params.get("protocolVersion")
+    if not isinstance(version, int) or isinstance(version, bool) or not 0 <= version <= 65535:
+        return EarlyRead(bytes(buffer), None)
+    _reply(out_fd, request_id, result(params.get("clientCapabilities")))
     return EarlyRead(rest, params)
+
+
+# params -> (the result to send, what the full agent must take over), or None to leave the request to it
+Answerer = Callable[[dict[str, Any]], "tuple[dict[str, Any], object] | None"]
+
+
+def answer_next(
+    early: EarlyRead, in_fd: int, out_fd: int, method: str, answer: Answerer, ready_fd: int | None = None
+) -> EarlyRead:
+    """After an early `initialize`: answer the next line too when it is a `method` request `answer` takes.
+
+    Waits for that line, or until `ready_fd` is readable (the full agent is ready: it answers from then on).
+    `early.answered` is what `answer` returned for the full agent to take over.
+    """
+    if early.initialize is None or early.eof:
+        return early
+    buffer = bytearray(early.unread)
+    state = _fill_line(in_fd, buffer, ready_fd)
+    if state != "line":
+        return EarlyRead(bytes(buffer), early.initialize, eof=state == "eof")
+    line, _, rest = bytes(buffer).partition(b"\n")
+    request = _request(line.rstrip(b"\r"), method)
+    answered = answer(request[1]) if request is not None else None
+    if request is None or answered is None:
+        return EarlyRead(bytes(buffer), early.initialize)
+    _reply(out_fd, request[0], answered[0])
+    done = EarlyRead(rest, early.initialize)
+    done.answered = answered[1]
+    return done

@@ -111,8 +111,11 @@ class Sessions:
             raise SessionNotFound(session_id)
         return session
 
-    def create(self, cwd: str, directories: Sequence[str], mode: str, model: str | None) -> Session:
-        session_id = new_id("sess")
+    def create(
+        self, cwd: str, directories: Sequence[str], mode: str, model: str | None, session_id: str | None = None
+    ) -> Session:
+        """A new session (`session_id`: the id the early `session/new` gave it, see `server.early_session`)."""
+        session_id = session_id or new_id("sess")
         stamp = now()
         session = Session(
             id=session_id, cwd=cwd, additional_directories=list(directories), mode=mode, model=model, created_at=stamp

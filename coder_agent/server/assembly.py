@@ -29,6 +29,7 @@ from ..rules_file import RuleFile
 from ..settings import Settings
 from ..store.base import SessionStore, StoreError
 from ..store.sqlite import SqliteSessionStore
+from .early_session import EarlySession
 from .editor import EditorClient
 from .handlers import Handlers
 from .session_handlers import SessionHandlers
@@ -78,7 +79,7 @@ def build_agent(
     sessions: Sessions,
     background: anyio.abc.TaskGroup,
     router: Router,
-) -> Handlers:
+) -> tuple[Handlers, SessionHandlers]:
     """The agent as the settings describe it, its methods registered on `router` (editors and headless alike)."""
 
     def current() -> Settings:  # a login read again replaces them
@@ -100,12 +101,12 @@ def build_agent(
         sessions.rule_book = RuleFile(settings.config_dir)
     mcp = SessionMcp(current, client, background)
     state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background, mcp)
-    handlers = Handlers(state)
+    handlers, session_handlers = Handlers(state), SessionHandlers(state)
     handlers.register(router)
-    SessionHandlers(state).register(router)
+    session_handlers.register(router)
     if settings.problems:
         router.before_request = SettingsProblems(settings.problems).check
-    return handlers
+    return handlers, session_handlers
 
 
 async def serve(
@@ -114,8 +115,9 @@ async def serve(
     send: anyio.abc.ByteSendStream,
     early_initialize: dict[str, Any] | None = None,
     claims: SessionClaims | None = None,
+    early_session: EarlySession | None = None,
 ) -> None:
-    """Serve one ACP connection until its input ends (`early_initialize`: see `acp.early`).
+    """Serve one ACP connection until its input ends (`early_initialize`, `early_session`: see `acp.early`).
 
     `claims`: this is one of several connections sharing the store (`coder-agent serve`): when it ends, its
     sessions are saved and let go, so that another connection can load them.
@@ -129,9 +131,13 @@ async def serve(
         async with anyio.create_task_group() as background:
             client = FillIn(editor, background)  # what the editor does not offer, this machine serves
             sessions = Sessions(client, store, problem, claims)
-            handlers = build_agent(settings, client, editor.set_capabilities, sessions, background, router)
+            handlers, session_handlers = build_agent(
+                settings, client, editor.set_capabilities, sessions, background, router
+            )
             if early_initialize is not None:
                 handlers.adopt_initialize(early_initialize)
+            if early_session is not None:  # before any request is read: they may name it
+                await session_handlers.adopt(early_session)
             await connection.serve()
             background.cancel_scope.cancel()
     finally:
@@ -145,4 +151,5 @@ async def serve(
 async def serve_stdio(settings: Settings, in_fd: int, out_fd: int, early: EarlyRead | None = None) -> None:
     early = early or EarlyRead(b"", None)
     async with stdio_streams(in_fd, out_fd) as (receive, send):
-        await serve(settings, PrefixedStream(early.unread, receive, early.eof), send, early.initialize)
+        session = early.answered if isinstance(early.answered, EarlySession) else None
+        await serve(settings, PrefixedStream(early.unread, receive, early.eof), send, early.initialize, None, session)

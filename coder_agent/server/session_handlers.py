@@ -27,6 +27,7 @@ from ..acp.schema import (
 from ..agent.errors import ClientError
 from ..agent.session import Session
 from ..llm.loader import load_litellm, prepare_direct
+from .early_session import EarlySession
 from .errors import mapped, require_absolute
 from .model_menu import ModelMenu
 from .state import AgentState
@@ -76,6 +77,22 @@ class SessionHandlers:
         self._menu.refresh()
         state = self._state.state_of(session)
         return NewSessionResponse(session_id=session.id, modes=state.modes, config_options=state.config_options)
+
+    async def adopt(self, early: EarlySession) -> None:
+        """Take over a session whose `session/new` was answered before the runtime started (`early_session`):
+        made and saved under its id, its MCP servers started, its slash commands sent, as `new` does."""
+        session = self._state.sessions.create(
+            early.cwd, early.additional_directories, early.mode, early.model, session_id=early.id
+        )
+        await self._state.mcp.attach(session, [], self._announce_after_reply(session))
+        self._start_preload()
+        self._menu.refresh()
+        state = self._state.state_of(session).wire()
+        if state["modes"] != early.result["modes"] or state["configOptions"] != early.result["configOptions"]:
+            log.warning("%s: the early session/new answer was not the agent's; sending the agent's", session.id)
+            await self._state.config.announce(session, mode_changed=True)
+        await self._announce_commands(session)
+        log.info("took over %s, made by the early session/new", session.id)
 
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
         _require_roots(params.cwd, params.additional_directories)

@@ -27,10 +27,13 @@ import anyio.lowlevel
 from acp.client.connection import ClientSideConnection
 
 from coder_agent.acp.byte_streams import MemoryByteReceiveStream
-from coder_agent.acp.early import EarlyRead, answer_initialize
+from coder_agent.acp.early import EarlyRead, answer_initialize, answer_next
 from coder_agent.server.assembly import serve, serve_stdio
 from coder_agent.server.capabilities import initialize_result
+from coder_agent.server.early_session import new_session_answerer
+from coder_agent.server.settings_problems import NEEDED_BY
 from coder_agent.settings import Settings
+from coder_agent.settings_peek import Peek
 from tests.support.acp_schema import AgentMessageValidator
 from tests.support.recording_client import RecordingClient
 
@@ -205,6 +208,12 @@ class InprocRaw:
             await self.io.stopped.wait()
 
 
+def peek_of(settings: Settings) -> Peek:
+    """What `settings_peek` finds for these settings (in-process agents serve settings a test made)."""
+    refused = any("session/new" in NEEDED_BY.get(name, ()) for name in settings.problems)
+    return Peek(settings.model, tuple(settings.models), settings.default_mode, exact=not refused)
+
+
 class _Pipes:
     """OS pipes in place of the memory streams: the test's bytes to the agent's stdin, its stdout to the test."""
 
@@ -233,6 +242,13 @@ class _Pipes:
         finally:
             os.close(self.in_write)
 
+    def _answer_early(self, settings: Settings) -> EarlyRead:
+        early = answer_initialize(self.in_read, self.out_write, initialize_result)
+        answer = new_session_answerer(peek_of(settings))
+        # The runtime is imported already: the reader waits for the second line (the CLI stops waiting when the
+        # runtime is in; a client that sends nothing after `initialize` ends its input, or sends another request).
+        return answer_next(early, self.in_read, self.out_write, "session/new", answer)
+
     async def drain_stdout(self) -> None:
         """Everything the agent writes, to the checker and the client, until its stdout ends."""
         try:
@@ -249,11 +265,10 @@ class _Pipes:
             os.close(self.out_read)
 
     async def serve(self, settings: Settings) -> None:
-        """What `coder-agent acp` does with fds 0 and 1: answer a first `initialize` early, then serve."""
+        """What `coder-agent acp` does with fds 0 and 1: answer a first `initialize` and a plain `session/new`
+        early, then serve."""
         try:
-            early: EarlyRead = await anyio.to_thread.run_sync(
-                answer_initialize, self.in_read, self.out_write, initialize_result
-            )
+            early: EarlyRead = await anyio.to_thread.run_sync(self._answer_early, settings)
             await serve_stdio(settings, self.in_read, self.out_write, early)
         finally:
             os.close(self.out_write)  # the stdio transport leaves the fd open, as it does with fd 1

@@ -1,0 +1,109 @@
+"""`session/new` answered before the runtime is imported, and the session the full agent then takes over.
+
+The agent's interpreter is given a `sitecustomize` that holds the import of `coder_agent.server.assembly` (the
+runtime) until the test creates a file: whatever is answered meanwhile was answered by the early reader.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
+from tests.support.acp_client import RawAgent, raw_agent
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+HOLD = """
+import os, sys, time
+
+class _Hold:
+    def find_spec(self, name, path=None, target=None):
+        if name == "coder_agent.server.assembly":
+            sys.meta_path.remove(self)
+            deadline = time.monotonic() + 60
+            while not os.path.exists(os.environ["HOLD_UNTIL"]) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return None
+
+if os.environ.get("HOLD_UNTIL"):
+    sys.meta_path.insert(0, _Hold())
+"""
+
+
+def held_env(agent_env: EnvFactory, tmp_path: Path, **overrides: str) -> tuple[dict[str, str], Path]:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(textwrap.dedent(HOLD), encoding="utf-8")
+    release = tmp_path / "release"
+    return agent_env(PYTHONPATH=f"{site}{os.pathsep}{REPO_ROOT}", HOLD_UNTIL=str(release), **overrides), release
+
+
+async def reply_to(raw: RawAgent, request_id: int, seen: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reply to `request_id`; the notifications before it are added to `seen`."""
+    while True:
+        message = await raw.read_message(FIRST_PROMPT_TIMEOUT)
+        if message.get("id") == request_id:
+            return message
+        seen.append(message)
+
+
+async def test_session_new_is_answered_before_the_runtime_and_the_agent_takes_the_session_over(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    env, release = held_env(
+        agent_env, tmp_path, CODER_AGENT_DEFAULT_MODE="plan", CODER_AGENT_MODELS="openai/other, openai/scripted"
+    )
+    srv.enqueue(Reply.text("Early ", "bird"))
+    seen: list[dict[str, Any]] = []
+    async with raw_agent(env, cwd=workspace) as raw:
+        await raw.send_json(initialize(0))
+        assert (await reply_to(raw, 0, seen))["result"]["protocolVersion"] == 1
+        await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
+        early = (await reply_to(raw, 1, seen))["result"]  # while the runtime's import is held
+        session_id = early["sessionId"]
+        release.touch()
+        await raw.send_json(request(2, "session/list", {}))
+        listed = (await reply_to(raw, 2, seen))["result"]["sessions"]
+        await raw.send_json(request(3, "session/new", {"cwd": str(workspace), "mcpServers": []}))
+        full = (await reply_to(raw, 3, seen))["result"]  # the full agent's answer, for the same settings
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+        await raw.send_json(request(4, "session/prompt", prompt))
+        done = (await reply_to(raw, 4, seen))["result"]
+    assert seen == [] or seen[0]["method"] == "session/update"
+    assert early["modes"]["currentModeId"] == "plan"
+    assert [o["value"] for o in early["configOptions"][1]["options"]] == ["openai/scripted", "openai/other"]
+    assert {k: v for k, v in early.items() if k != "sessionId"} == {k: v for k, v in full.items() if k != "sessionId"}
+    assert session_id in [info["sessionId"] for info in listed]  # the full agent saved it
+    commands = [m for m in seen if m["params"]["update"]["sessionUpdate"] == "available_commands_update"]
+    assert [m["params"]["sessionId"] for m in commands][:1] == [session_id]  # sent after the early reply
+    assert done["stopReason"] == "end_turn"
+    chunks = [m["params"]["update"] for m in seen if m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"]
+    assert "".join(chunk["content"]["text"] for chunk in chunks) == "Early bird"
+    log = (tmp_path / "home" / "logs" / "coder-agent.log").read_text(encoding="utf-8")
+    assert f"took over {session_id}, made by the early session/new" in log
+
+
+async def test_a_session_new_the_early_reader_cannot_answer_exactly_waits_for_the_full_agent(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    env, release = held_env(agent_env, tmp_path)
+    async with raw_agent(env, cwd=workspace) as raw:
+        await raw.send_json(initialize(0))
+        await raw.read_message(FIRST_PROMPT_TIMEOUT)
+        await raw.send_json(request(1, "session/new", {"cwd": "relative/path", "mcpServers": []}))
+        with pytest.raises(TimeoutError):
+            with anyio.fail_after(1):  # held: nobody answers it
+                await raw.read_message(FIRST_PROMPT_TIMEOUT)
+        release.touch()
+        reply = await raw.read_message(FIRST_PROMPT_TIMEOUT)
+    assert reply["id"] == 1
+    assert reply["error"]["code"] == -32602
+    assert "cwd must be an absolute path" in reply["error"]["message"]
