@@ -247,6 +247,9 @@ class _HTTPServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as the servers of real providers stream: with Nagle on, the first event of a reply that starts
+    # while the last one's end is still unacknowledged waited for the client's delayed ACK (40 ms on Linux).
+    disable_nagle_algorithm = True
     server: _HTTPServer
     anthropic = False  # the request came to the Anthropic Messages endpoint
 
