@@ -31,7 +31,10 @@ def run_acp() -> int:
     from .server.capabilities import initialize_result
 
     early = answer_initialize(0, protocol_fd, initialize_result)
-    early = _answer_session_new(early, protocol_fd)
+    try:
+        early = _answer_session_new(early, protocol_fd)
+    except KeyboardInterrupt:  # Ctrl-C before the runtime is in: end as the full agent does, without a traceback
+        return 0
 
     from .llm.loader import OFFLINE_ENV
 

@@ -7,6 +7,7 @@ runtime) until the test creates a file: whatever is answered meanwhile was answe
 from __future__ import annotations
 
 import os
+import signal
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,17 @@ async def test_a_session_new_the_early_reader_cannot_answer_exactly_waits_for_th
     assert reply["id"] == 1
     assert reply["error"]["code"] == -32602
     assert "cwd must be an absolute path" in reply["error"]["message"]
+
+
+async def test_ctrl_c_while_the_runtime_is_imported_ends_the_agent_quietly(
+    agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    env, _ = held_env(agent_env, tmp_path)  # never released: the agent is between `initialize` and the runtime
+    async with raw_agent(env, cwd=workspace) as raw:
+        await raw.send_json(initialize(0))
+        await raw.read_message(FIRST_PROMPT_TIMEOUT)
+        raw.proc.send_signal(signal.SIGINT)
+        code = await raw.wait_exit(timeout=10)
+        stderr = raw.stderr_text()
+    assert code == 0
+    assert "Traceback" not in stderr
