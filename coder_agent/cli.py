@@ -30,11 +30,11 @@ def run_acp() -> int:
     protocol_fd = reserve_stdout()
     from .server.capabilities import initialize_result
 
-    early = answer_initialize(0, protocol_fd, initialize_result)
     try:
+        early = answer_initialize(0, protocol_fd, initialize_result)
         early = _answer_session_new(early, protocol_fd)
     except KeyboardInterrupt:  # Ctrl-C before the runtime is in: end as the full agent does, without a traceback
-        return 0
+        return 0  # (the caller's `os._exit` ends the import thread)
 
     from .llm.loader import OFFLINE_ENV
 
@@ -105,12 +105,13 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     sys.setswitchinterval(0.0005)  # the reader gets the interpreter back within 0.5 ms when input comes
     importer.start()
     try:
-        return answer_next(early, 0, out_fd, "session/new", answer, ready_read)
+        early = answer_next(early, 0, out_fd, "session/new", answer, ready_read)
     finally:
         sys.setswitchinterval(interval)
-        importer.join()
-        os.close(ready_read)
-        os.close(ready_write)
+    importer.join()
+    os.close(ready_read)
+    os.close(ready_write)
+    return early
 
 
 def _parser() -> object:
