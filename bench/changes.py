@@ -1,8 +1,9 @@
-"""What seeing a command's changes costs: a look before and after a command, on a tree of N files.
+"""What seeing a command's changes costs, on a tree of N files.
 
-A git work tree of N files (100 folders; one file changed by the "command"), and the same tree outside git (a
-walk honouring .gitignore). Prints the median and p90 of the whole per-command cost (look before + look after +
-comparison) over R rounds, and the stat-walk floor for scale.
+A git work tree of N files (100 folders), and the same tree outside git (a walk honouring .gitignore). Prints the
+median and p90 over R rounds of the agent's whole per-command cost (`Watch.start()` + `Watch.changes()`), for a
+command that changes one file and for one that changes nothing, then the same without the inotify watch (a full
+look before and after), the first command's cost (the watch set up), and the stat-walk floor for scale.
 
     python bench/changes.py [--files 10000] [--rounds 21]
 """
@@ -18,7 +19,7 @@ import time
 
 import anyio
 
-from coder_agent.agent.changes import Watch
+from coder_agent.agent.changes import Watch, _top, compare, look
 
 
 def make_tree(root: str, files: int, git: bool) -> None:
@@ -46,7 +47,9 @@ def _append(path: str, text: str) -> None:
         handle.write(text)
 
 
-async def per_command(root: str, rounds: int) -> list[float]:
+async def per_command(root: str, rounds: int, change: bool) -> list[float]:
+    """The agent's cost per command: `Watch.start()` before it, `Watch.changes()` after (the inotify watch of
+    the root lets both reuse the last look when nothing happened; see `agent/fs_events.py`)."""
     target = os.path.join(root, "pkg7", "m3.py")
     costs = []
     tops: dict[str, str | None] = {}  # as the commands of one turn share them (the first one asks git)
@@ -55,12 +58,36 @@ async def per_command(root: str, rounds: int) -> list[float]:
         started = time.perf_counter()
         await watch.start()
         looked = time.perf_counter() - started
-        await anyio.to_thread.run_sync(_append, target, f"# edit {round_}\n")  # the "command"
+        if change:
+            await anyio.to_thread.run_sync(_append, target, f"# edit {round_}\n")  # the "command"
         started = time.perf_counter()
         found = await watch.changes()
         costs.append(looked + time.perf_counter() - started)
-        assert [seen.path for _, seen in found] == [target], found
+        assert [seen.path for _, seen in found] == ([target] if change else []), found
     return costs
+
+
+async def without_watch(root: str, rounds: int) -> list[float]:
+    """Two full looks per command and the comparison, as before the watch (and when a root cannot be watched)."""
+    target = os.path.join(root, "pkg7", "m3.py")
+    costs = []
+    top = await _top(root)
+    for round_ in range(rounds):
+        started = time.perf_counter()
+        before = await look(root, top)
+        await anyio.to_thread.run_sync(_append, target, f"# plain {round_}\n")
+        after = await look(root, top)
+        found = compare(before, after)
+        costs.append(time.perf_counter() - started)
+        assert [seen.path for seen in found] == [target], found
+    return costs
+
+
+async def first_look(root: str) -> float:
+    """The first command on a root: the watch is set up (every folder walked) and a first look taken."""
+    started = time.perf_counter()
+    await Watch([root]).start()
+    return time.perf_counter() - started
 
 
 def show(label: str, costs: list[float]) -> None:
@@ -86,8 +113,11 @@ def main() -> None:
     for git in (True, False):
         with tempfile.TemporaryDirectory() as root:
             make_tree(root, args.files, git)
-            costs = anyio.run(per_command, root, args.rounds)
-            show(f"{'git work tree' if git else 'no git (walk)'}: look+look+compare", costs)
+            kind = "git work tree" if git else "no git (walk)"
+            print(f"{kind}: first command (watch set up + look) {anyio.run(first_look, root) * 1000:6.1f} ms")
+            show(f"{kind}: command changing a file", anyio.run(per_command, root, args.rounds, True))
+            show(f"{kind}: command changing nothing", anyio.run(per_command, root, args.rounds, False))
+            show(f"{kind}: without the watch", anyio.run(without_watch, root, args.rounds))
             if not git:
                 print(f"{'  os.walk + stat of every file once':34s} {stat_floor(root) * 1000:6.1f} ms (for scale)")
     print("target: <= 50 ms per command on 10,000 files")

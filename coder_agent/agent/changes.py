@@ -20,6 +20,7 @@ from typing import Literal
 
 import anyio
 
+from . import fs_events
 from .git import git_output
 from .ignore import walk
 
@@ -168,6 +169,25 @@ async def _committed(before: Look, after: Look) -> frozenset[str]:
     return frozenset(os.path.join(before.top, name) for name in names if name)
 
 
+# root -> its last look, the watch of its events, and the watch's generation just before the look was taken
+_last_looks: dict[str, tuple[Look, fs_events.RootEvents, int]] = {}
+
+
+async def _current(root: str, top: str | None) -> Look:
+    """A look at `root`: the last one when no event under it came since (see `fs_events`), else a new one."""
+    watched = await anyio.to_thread.run_sync(fs_events.events, root, top)
+    if watched is None:
+        _last_looks.pop(root, None)
+        return await look(root, top)
+    last = _last_looks.get(root)
+    if last is not None and last[1] is watched and last[2] == watched.generation and last[0].top == top:
+        return last[0]
+    generation = watched.generation  # an event during the look makes the next call look again
+    fresh = await look(root, top)
+    _last_looks[root] = (fresh, watched, generation)
+    return fresh
+
+
 class Watch:
     """Looks at a session's roots before a command, and says after it what the command changed."""
 
@@ -182,14 +202,16 @@ class Watch:
         for root in self._roots:
             if root not in self._tops:
                 self._tops[root] = await _top(root)
-            self._before.append(await look(root, self._tops[root]))
+            self._before.append(await _current(root, self._tops[root]))
 
     async def changes(self) -> list[tuple[Look, Seen]]:
         """What changed since `start()`, each with the look it was seen from (for `prior_content`)."""
         found: list[tuple[Look, Seen]] = []
         reported: set[str] = set()
         for before in self._before:
-            after = await look(before.root, before.top)
+            after = await _current(before.root, before.top)
+            if after is before:  # no event under the root since the look before: nothing changed
+                continue
             for seen in compare(before, after, await _committed(before, after)):
                 if seen.path not in reported:  # nested roots see the same file twice
                     reported.add(seen.path)

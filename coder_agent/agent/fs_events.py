@@ -1,0 +1,212 @@
+"""Whether anything under a root changed since a moment: Linux inotify on every folder of the root.
+
+Seeing what a command changed takes a look at the root before and after it (`changes.py`: `git status`, or a
+walk). With a watch on every folder, a look can be reused for as long as no event arrived: the look before a
+command is the last one when nothing happened since (a user's edit in between is an event, so it is never
+taken for the command's), and the look after it is the one before when the command wrote nothing. The kernel
+queues an event when the write is made, so once a command has exited, its events are there to read.
+
+Every event counts, ignored files' included (they only cost a look). A watch that cannot be trusted is
+dropped and the looks are made as before: not Linux, a file system whose changes inotify may not see (network
+and FUSE file systems), more folders than `MAX_FOLDERS`, the kernel's watch limit, a queue overflow, the root
+itself removed or moved, a git folder that is not a plain `.git` folder in the work tree. What inotify never
+sees: writes through a shared memory map (`mmap`), which no command of the usual kind makes.
+Stdlib only (ctypes).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import logging
+import os
+import struct
+import sys
+import threading
+
+log = logging.getLogger(__name__)
+
+MAX_FOLDERS = 8192  # folders watched under one root; past this, the root is looked at as before
+MAX_ROOTS = 16  # roots watched at once (an inotify instance each); the oldest is let go
+
+_IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
+_IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
+_IN_DELETE_SELF, _IN_MOVE_SELF = 0x400, 0x800
+_IN_Q_OVERFLOW, _IN_IGNORED, _IN_ONLYDIR, _IN_ISDIR = 0x4000, 0x8000, 0x01000000, 0x40000000
+_IN_NONBLOCK, _IN_CLOEXEC = 0o4000, 0o2000000
+_MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE) | (
+    _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR
+)
+_EVENT = struct.Struct("iIII")  # wd, mask, cookie, len; then len bytes of name
+
+# statfs f_type of the local file systems whose every change inotify reports
+_LOCAL = {
+    0xEF53: "ext2/3/4",
+    0x01021994: "tmpfs",
+    0x58465342: "xfs",
+    0x9123683E: "btrfs",
+    0x794C7630: "overlayfs",
+    0xF2F52010: "f2fs",
+    0x2FC12FC1: "zfs",
+    0x858458F6: "ramfs",
+}
+
+
+class Unwatchable(Exception):
+    """This root cannot be watched (the message says why); its looks are made every time."""
+
+
+class _Libc:
+    def __init__(self) -> None:
+        if not sys.platform.startswith("linux"):
+            raise Unwatchable("inotify is Linux only")
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            self.init1 = libc.inotify_init1
+            self.add_watch = libc.inotify_add_watch
+            self.statfs = libc.statfs
+        except (OSError, AttributeError) as exc:
+            raise Unwatchable(f"no inotify: {exc}") from None
+        self.add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+
+    def fs_type(self, path: str) -> int:
+        buffer = ctypes.create_string_buffer(256)  # struct statfs: f_type is the first field, a long
+        if self.statfs(os.fsencode(path), buffer) != 0:
+            raise Unwatchable(f"statfs {path}: {os.strerror(ctypes.get_errno())}")
+        return int(ctypes.c_long.from_buffer(buffer).value) & 0xFFFFFFFF
+
+
+_libc: _Libc | None = None
+
+
+def _lib() -> _Libc:
+    global _libc
+    if _libc is None:
+        _libc = _Libc()
+    return _libc
+
+
+class RootEvents:
+    """The events under one root (and its git folder's state); `generation` counts the drains that saw any."""
+
+    def __init__(self, root: str, git_dir: str | None) -> None:
+        self.root = root
+        self.generation = 0
+        self._lock = threading.Lock()
+        self._folders: dict[int, str] = {}  # watch descriptor -> folder
+        lib = _lib()
+        kind = lib.fs_type(root)
+        if kind not in _LOCAL:
+            raise Unwatchable(f"file system type {kind:#x} is not one inotify fully reports")
+        self._fd = lib.init1(_IN_NONBLOCK | _IN_CLOEXEC)
+        if self._fd < 0:
+            raise Unwatchable(f"inotify_init1: {os.strerror(ctypes.get_errno())}")
+        try:
+            self._root_wd = self._watch_tree(root)
+            if git_dir is not None:
+                for folder in (git_dir, os.path.join(git_dir, "info")):  # HEAD, index, packed-refs; exclude
+                    if os.path.isdir(folder):
+                        self._watch(folder)
+                self._watch_tree(os.path.join(git_dir, "refs"))  # a commit moves a branch
+        except BaseException:
+            os.close(self._fd)
+            raise
+
+    def _watch(self, folder: str) -> int:
+        wd = int(_lib().add_watch(self._fd, os.fsencode(folder), _MASK))
+        if wd < 0:
+            code = ctypes.get_errno()
+            if code in (errno.ENOENT, errno.ENOTDIR):  # gone meanwhile: its parent's event says so
+                return -1
+            raise Unwatchable(f"inotify_add_watch {folder}: {os.strerror(code)}")
+        self._folders[wd] = folder
+        if len(self._folders) > MAX_FOLDERS:
+            raise Unwatchable(f"more than {MAX_FOLDERS} folders")
+        return wd
+
+    def _watch_tree(self, top: str) -> int:
+        """Watch `top` and every folder under it (symlinked folders are not followed; git folders are not: the
+        work tree's own is watched apart, for what changes what git calls clean)."""
+        first = self._watch(top)
+        for folder, names, _ in os.walk(top):
+            names[:] = [name for name in names if name != ".git"]
+            for name in names:
+                self._watch(os.path.join(folder, name))
+        return first
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    def drain(self) -> None:
+        """Read the queued events: `generation` moves on if there were any (`Unwatchable` when the watch broke)."""
+        with self._lock:
+            seen = False
+            while True:
+                try:
+                    data = os.read(self._fd, 256 * 1024)
+                except BlockingIOError:
+                    break
+                seen = True
+                self._handle(data)
+            if seen:
+                self.generation += 1
+
+    def _handle(self, data: bytes) -> None:
+        offset = 0
+        while offset < len(data):
+            wd, mask, _, length = _EVENT.unpack_from(data, offset)
+            name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
+            offset += _EVENT.size + length
+            if mask & _IN_Q_OVERFLOW:
+                raise Unwatchable("the event queue overflowed")
+            if wd == self._root_wd and mask & (_IN_DELETE_SELF | _IN_MOVE_SELF):
+                raise Unwatchable("the root was removed or moved")
+            if mask & _IN_IGNORED:
+                self._folders.pop(wd, None)
+            elif mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO) and wd in self._folders:
+                self._watch_tree(os.path.join(self._folders[wd], os.fsdecode(name)))
+
+
+# (root, its git work tree's top folder): a root found in another work tree since is watched anew
+_watched: dict[tuple[str, str | None], RootEvents] = {}
+_unwatchable: dict[tuple[str, str | None], str] = {}  # why (said once in the log)
+_registry_lock = threading.Lock()
+
+
+def events(root: str, top: str | None) -> RootEvents | None:
+    """The events under `root` (in the git work tree `top`, if any), drained; watched from the first call on.
+    None when the root cannot be watched. Blocking (a first call walks the root): call it in a worker thread.
+    """
+    key = (root, top)
+    with _registry_lock:
+        watched = _watched.get(key)
+        if watched is None:
+            if key in _unwatchable:
+                return None
+            try:
+                git_dir = None if top is None else os.path.join(top, ".git")
+                if git_dir is not None and not os.path.isdir(git_dir):
+                    raise Unwatchable("its git folder is elsewhere (a linked work tree or a submodule)")
+                watched = RootEvents(root, git_dir)
+            except (Unwatchable, OSError) as exc:
+                _unwatchable[key] = str(exc)
+                log.info("not watching %s for changes (every command looks at it): %s", root, exc)
+                return None
+            _watched[key] = watched
+            while len(_watched) > MAX_ROOTS:
+                _watched.pop(next(iter(_watched))).close()
+    try:
+        watched.drain()
+    except (Unwatchable, OSError) as exc:
+        log.info("stopped watching %s for changes: %s", root, exc)
+        forget(key)  # watched again, from scratch, at the next call
+        return None
+    return watched
+
+
+def forget(key: tuple[str, str | None]) -> None:
+    with _registry_lock:
+        watched = _watched.pop(key, None)
+        _unwatchable.pop(key, None)
+    if watched is not None:
+        watched.close()

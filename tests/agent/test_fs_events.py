@@ -1,0 +1,142 @@
+"""The inotify watch behind `Watch`: a look is reused only while no event came, every change is still seen, and a
+root that cannot be watched is looked at every time (real files, real git, real inotify)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from coder_agent.agent import changes, fs_events
+from coder_agent.agent.changes import Look, Watch, compare, look
+
+pytestmark = pytest.mark.anyio
+
+
+def sh(cwd: Path, script: str) -> None:
+    subprocess.run(["/bin/sh", "-c", script], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    sh(
+        root,
+        "git init -q && printf 'a\\n' > a.txt && printf 'b\\n' > b.txt && mkdir -p src && printf 's\\n' > src/s.py",
+    )
+    sh(root, "git add -A && git -c user.email=t@t -c user.name=t commit -qm init")
+    return root
+
+
+@pytest.fixture
+def looks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The roots `changes.look` was called for (the real look runs)."""
+    made: list[str] = []
+
+    async def counted(root: str, top: str | None = None) -> Look:
+        made.append(root)
+        return await look(root, top)
+
+    monkeypatch.setattr(changes, "look", counted)
+    return made
+
+
+def rel(path: str, root: Path) -> str:
+    return os.path.relpath(path, root)
+
+
+def queue_limit() -> int:
+    return int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+
+
+async def command(root: Path, script: str) -> list[tuple[str, str]]:
+    """Run `script` as the agent runs a command: a watch before, what changed after."""
+    watch = Watch([str(root)])
+    await watch.start()
+    if script:
+        sh(root, script)
+    return [(rel(seen.path, root), seen.kind) for _, seen in await watch.changes()]
+
+
+@pytest.mark.parametrize("git", [True, False])
+async def test_a_command_that_changes_nothing_costs_no_look(
+    repo: Path, tmp_path: Path, looks: list[str], git: bool
+) -> None:
+    root = repo if git else tmp_path / "plain"
+    if not git:
+        sh(tmp_path, "mkdir plain && printf 'x\\n' > plain/x.txt")
+    assert await command(root, "printf 'A\\n' > a.txt") == [("a.txt", "modified" if git else "created")]
+    made = len(looks)
+    assert await command(root, "cat a.txt > /dev/null; ls -R > /dev/null") == []
+    assert await command(root, "") == []
+    assert len(looks) == made  # every look reused: no event came
+    assert await command(root, "printf 'B\\n' > a.txt") == [("a.txt", "modified")]
+    assert len(looks) == made + 1  # the look before was still good; the one after is new
+
+
+async def test_a_users_edit_between_two_commands_is_not_taken_for_the_second_ones(repo: Path, looks: list[str]) -> None:
+    assert await command(repo, "") == []
+    sh(repo, "printf 'the user typed this\\n' > a.txt && rm b.txt")  # in the editor, between two commands
+    made = len(looks)
+    assert await command(repo, "printf 'new\\n' > c.txt") == [("c.txt", "created")]
+    assert len(looks) == made + 2  # the look before was taken anew: there had been events
+
+
+async def test_a_new_folder_is_watched_from_the_command_that_made_it(repo: Path) -> None:
+    assert await command(repo, "mkdir -p new/deep && printf '1\\n' > new/deep/f.txt") == [("new/deep/f.txt", "created")]
+    assert await command(repo, "printf '2\\n' > new/deep/f.txt") == [("new/deep/f.txt", "modified")]
+    assert await command(repo, "mkdir new/deep/deeper && printf '3\\n' > new/deep/deeper/g.txt") == [
+        ("new/deep/deeper/g.txt", "created")
+    ]
+    assert await command(repo, "printf '4\\n' >> new/deep/deeper/g.txt") == [("new/deep/deeper/g.txt", "modified")]
+
+
+async def test_what_git_calls_clean_moving_is_an_event_the_watch_sees(repo: Path) -> None:
+    # A commit changes no file in the work tree, only git's folder: the looks must still be taken again, and
+    # the answer must be the one two full looks give.
+    sh(repo, "printf 'dirty\\n' > a.txt")
+    assert await command(repo, "") == []
+    top = str(repo)
+    plain_before = await look(top, top)
+    watched = await command(repo, "git add a.txt && git -c user.email=t@t -c user.name=t commit -qm x")
+    plain = compare(plain_before, await look(top, top))
+    assert watched == [(rel(seen.path, repo), seen.kind) for seen in plain]
+    sh(repo, "printf 'dirty again\\n' > a.txt")
+    assert await command(repo, "git checkout -q -- a.txt") == [("a.txt", "modified")]
+
+
+@pytest.mark.parametrize(
+    "break_it",
+    [
+        pytest.param(lambda mp: mp.setattr(fs_events, "MAX_FOLDERS", 1), id="too-many-folders"),
+        pytest.param(lambda mp: mp.setattr(fs_events, "_LOCAL", {}), id="file-system-not-trusted"),
+    ],
+)
+async def test_a_root_that_cannot_be_watched_is_looked_at_every_time(
+    repo: Path, looks: list[str], monkeypatch: pytest.MonkeyPatch, break_it: Callable[[pytest.MonkeyPatch], None]
+) -> None:
+    break_it(monkeypatch)
+    assert await command(repo, "") == []
+    assert await command(repo, "printf 'A\\n' > a.txt") == [("a.txt", "modified")]
+    assert len(looks) == 4  # two looks a command
+    assert fs_events.events(str(repo), str(repo)) is None
+
+
+async def test_an_overflowing_event_queue_falls_back_to_looking_and_misses_nothing(
+    repo: Path, looks: list[str]
+) -> None:
+    limit = queue_limit()
+    if limit > 70_000:
+        pytest.skip(f"the kernel queues {limit} events: too many files to make here")
+    assert await command(repo, "") == []
+    made = len(looks)
+    # More events than the queue holds (in a watched folder), leaving the tree as it was
+    flood = f"cd src && seq {limit + 100} | xargs touch && seq {limit + 100} | xargs rm"
+    assert await command(repo, flood) == []
+    assert len(looks) == made + 1  # the watch broke: the look after is taken anew
+    assert await command(repo, "printf 'A\\n' > a.txt") == [("a.txt", "modified")]  # watched again, from scratch
+    assert len(looks) == made + 3
