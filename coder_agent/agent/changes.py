@@ -3,7 +3,9 @@
 A model can bypass the edit tools (`sed -i`, a heredoc, a formatter, a code generator); the user must still see
 every change. In a git work tree the look is git's own (`git status`: cheap on large trees, honours .gitignore,
 never runs what the checkout configures: see `git.py`), and records only the files that differ from git's index,
-with their size and modification time. Elsewhere the files that .gitignore keeps are listed and stat-ed.
+with their size and modification time. Elsewhere the files that .gitignore keeps are listed and stat-ed. An
+inotify watch of each root (`fs_events.py`) lets a look be reused while nothing happened under the root, and
+outside git be brought up to date from the files the events name.
 
 What a changed file held before the command is known when it was clean in git before the command (the same in
 the work tree, the index and the commit checked out then): that commit has it, whatever the command did to the
@@ -22,7 +24,7 @@ import anyio
 
 from . import fs_events
 from .git import git_output
-from .ignore import walk
+from .ignore import walk, walked
 
 STATUS_TIMEOUT = 10.0
 MAX_WALKED_FILES = 20_000  # outside git: past this, changes are not looked for (said once in the log)
@@ -174,18 +176,42 @@ _last_looks: dict[str, tuple[Look, fs_events.RootEvents, int]] = {}
 
 
 async def _current(root: str, top: str | None) -> Look:
-    """A look at `root`: the last one when no event under it came since (see `fs_events`), else a new one."""
+    """A look at `root`: the last one when no event under it came since (see `fs_events`); outside git, the last
+    one with the files the events named looked at again; else a new one."""
     watched = await anyio.to_thread.run_sync(fs_events.events, root, top)
     if watched is None:
         _last_looks.pop(root, None)
         return await look(root, top)
+    generation = watched.generation  # an event during what follows makes the next call look again
     last = _last_looks.get(root)
-    if last is not None and last[1] is watched and last[2] == watched.generation and last[0].top == top:
-        return last[0]
-    generation = watched.generation  # an event during the look makes the next call look again
+    if last is not None and last[1] is watched and last[0].top == top:
+        if last[2] == generation:
+            return last[0]
+        named = watched.since(last[2]) if top is None and last[0].complete else None
+        if named is not None and not named[1]:
+            updated = await anyio.to_thread.run_sync(_updated, last[0], named[0])
+            if updated is not None:
+                _last_looks[root] = (updated, watched, generation)
+                return updated
     fresh = await look(root, top)
     _last_looks[root] = (fresh, watched, generation)
     return fresh
+
+
+def _updated(last: Look, paths: frozenset[str]) -> Look | None:
+    """Outside git: `last` with `paths` looked at again, as the walk would see them (None: past the walk's cap)."""
+    files = dict(last.files)
+    for path in paths:
+        if not _inside(path, last.root) or path == last.root:
+            continue
+        rel = os.path.relpath(path, last.root).replace(os.sep, "/")
+        if walked(last.root, rel) and os.path.isfile(path):  # a symlink too, as the walk lists it
+            files[path] = _stat(path)
+        else:
+            files.pop(path, None)
+    if len(files) >= MAX_WALKED_FILES:
+        return None
+    return Look(last.root, None, files)
 
 
 class Watch:

@@ -3,8 +3,10 @@
 Seeing what a command changed takes a look at the root before and after it (`changes.py`: `git status`, or a
 walk). With a watch on every folder, a look can be reused for as long as no event arrived: the look before a
 command is the last one when nothing happened since (a user's edit in between is an event, so it is never
-taken for the command's), and the look after it is the one before when the command wrote nothing. The kernel
-queues an event when the write is made, so once a command has exited, its events are there to read.
+taken for the command's), and the look after it is the one before when the command wrote nothing. Outside git,
+where a look is a walk of every file, the events also say which files to look at again (`since`): a walk is
+only made again when a folder or a `.gitignore` changed. The kernel queues an event when the write is made, so
+once a command has exited, its events are there to read.
 
 Every event counts, ignored files' included (they only cost a look). A watch that cannot be trusted is
 dropped and the looks are made as before: not Linux, a file system whose changes inotify may not see (network
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 
 MAX_FOLDERS = 8192  # folders watched under one root; past this, the root is looked at as before
 MAX_ROOTS = 16  # roots watched at once (an inotify instance each); the oldest is let go
+MAX_LOGGED_PATHS = 20_000  # paths remembered for `since`; past this, the oldest drains are forgotten
 
 _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
 _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
@@ -92,6 +95,11 @@ class RootEvents:
     def __init__(self, root: str, git_dir: str | None) -> None:
         self.root = root
         self.generation = 0
+        # per drain that saw events: (its generation, the files named, whether folders or ignore rules changed)
+        self._log: list[tuple[int, frozenset[str], bool]] = []
+        self._forgotten = 0  # the drains up to this generation are no longer in the log
+        self._paths: set[str] = set()
+        self._structural = False
         self._lock = threading.Lock()
         self._folders: dict[int, str] = {}  # watch descriptor -> folder
         lib = _lib()
@@ -150,6 +158,19 @@ class RootEvents:
                 self._handle(data)
             if seen:
                 self.generation += 1
+                self._log.append((self.generation, frozenset(self._paths), self._structural))
+                self._paths, self._structural = set(), False
+                while sum(len(paths) for _, paths, _ in self._log) > MAX_LOGGED_PATHS:
+                    self._forgotten = self._log.pop(0)[0]
+
+    def since(self, generation: int) -> tuple[frozenset[str], bool] | None:
+        """The files events named after `generation` (up to now: the last drain), and whether a folder or a
+        `.gitignore` was among them (then only a new look is right); None when that is no longer known."""
+        with self._lock:
+            if generation < self._forgotten:
+                return None
+            later = [entry for entry in self._log if entry[0] > generation]
+            return frozenset().union(*(paths for _, paths, _ in later)), any(changed for _, _, changed in later)
 
     def _handle(self, data: bytes) -> None:
         offset = 0
@@ -161,10 +182,15 @@ class RootEvents:
                 raise Unwatchable("the event queue overflowed")
             if wd == self._root_wd and mask & (_IN_DELETE_SELF | _IN_MOVE_SELF):
                 raise Unwatchable("the root was removed or moved")
+            folder = self._folders.get(wd)
             if mask & _IN_IGNORED:
                 self._folders.pop(wd, None)
-            elif mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO) and wd in self._folders:
-                self._watch_tree(os.path.join(self._folders[wd], os.fsdecode(name)))
+            if folder is None or not name or mask & (_IN_ISDIR | _IN_IGNORED) or name == b".gitignore":
+                self._structural = True
+            else:
+                self._paths.add(os.path.join(folder, os.fsdecode(name)))
+            if folder is not None and mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
+                self._watch_tree(os.path.join(folder, os.fsdecode(name)))
 
 
 # (root, its git work tree's top folder): a root found in another work tree since is watched anew

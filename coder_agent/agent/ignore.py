@@ -181,6 +181,24 @@ def walk(root: str, limit: int = MAX_FILES, check: Callable[[], None] = _no_chec
     return sorted(files), False
 
 
+def walked(root: str, rel: str) -> bool:
+    """Whether `walk(root)` would list the file at `rel` ("/"-separated), as far as its folders' names and the
+    .gitignore files on its way decide (that it is a file is the caller's to check)."""
+    levels: list[_Level] = []
+    rel_dir = ""
+    parts = rel.split("/")
+    for index, name in enumerate(parts):
+        rules = _read_gitignore(os.path.join(root, rel_dir) if rel_dir else root)
+        if rules:
+            levels = [*levels, _Level(rel_dir, rules)]
+        entry = f"{rel_dir}/{name}" if rel_dir else name
+        is_dir = index < len(parts) - 1
+        if (is_dir and name in DEFAULT_SKIP) or _ignored(levels, entry, is_dir):
+            return False
+        rel_dir = entry
+    return True
+
+
 async def _git_files(root: str) -> list[str] | None:
     """What git lists under `root`, or None when it cannot say (not a work tree, no git, too slow)."""
     output = await git_output(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z", timeout=GIT_TIMEOUT)

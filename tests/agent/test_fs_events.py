@@ -75,7 +75,8 @@ async def test_a_command_that_changes_nothing_costs_no_look(
     assert await command(root, "") == []
     assert len(looks) == made  # every look reused: no event came
     assert await command(root, "printf 'B\\n' > a.txt") == [("a.txt", "modified")]
-    assert len(looks) == made + 1  # the look before was still good; the one after is new
+    # The look before was still good; after, git is asked again, and outside git the file alone is looked at
+    assert len(looks) == made + (1 if git else 0)
 
 
 async def test_a_users_edit_between_two_commands_is_not_taken_for_the_second_ones(repo: Path, looks: list[str]) -> None:
@@ -140,3 +141,33 @@ async def test_an_overflowing_event_queue_falls_back_to_looking_and_misses_nothi
     assert len(looks) == made + 1  # the watch broke: the look after is taken anew
     assert await command(repo, "printf 'A\\n' > a.txt") == [("a.txt", "modified")]  # watched again, from scratch
     assert len(looks) == made + 3
+
+
+# Commands outside git, each followed by the check that the watched look is what a whole new walk finds
+STEPS = [
+    "printf 'x\\n' > top.txt",
+    "mkdir -p pkg/sub && printf '1\\n' > pkg/sub/m.py && printf 'log\\n' > pkg/debug.log",
+    "printf '2\\n' >> pkg/sub/m.py && rm top.txt",
+    "mkdir -p node_modules/lib && printf 'js\\n' > node_modules/lib/i.js",  # a folder the walk skips
+    "printf 'more\\n' >> pkg/debug.log && printf 'kept\\n' > pkg/keep.log",  # ignored; re-included by `!`
+    "printf 'pkg/sub/\\n' >> .gitignore",  # the ignore rules change: pkg/sub leaves the walk
+    "printf '3\\n' >> pkg/sub/m.py && printf 'y\\n' > y.txt",
+    "mv y.txt pkg/z.txt && ln -s pkg/z.txt link.txt && ln -s pkg linked",
+    "rm -r pkg && touch -d '2001-01-01' a.txt",
+    "",
+]
+
+
+async def test_outside_git_the_watched_look_is_always_what_a_new_walk_finds(tmp_path: Path, looks: list[str]) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    sh(root, "printf '*.log\\n!keep.log\\n' > .gitignore && printf 'a\\n' > a.txt")
+    await command(root, "")
+    for step in STEPS:
+        watch = Watch([str(root)])
+        await watch.start()
+        sh(root, step)
+        await watch.changes()
+        watched = changes._last_looks[str(root)][0]
+        assert watched.files == (await look(str(root))).files, step
+    assert len(looks) < 2 * len(STEPS)  # most looks were the watched ones (the full walks here are not counted)
