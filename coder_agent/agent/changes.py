@@ -106,6 +106,20 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _named_by_root(paths: Sequence[str], root: str) -> list[str]:
+    """git's paths (under the real top folder) that are under `root`, named through `root`: a session's folder
+    may be a symlink (macOS's /tmp is one), and its files are named as the session names them."""
+    real = os.path.realpath(root)
+    return [os.path.join(root, os.path.relpath(path, real)) for path in paths if _inside(path, real) and path != real]
+
+
+def _in_top(path: str, top: str) -> str:
+    """`path` relative to git's top folder, its folders' symlinks resolved (not the file's own: a symlink in the
+    tree is a file to git)."""
+    folder, name = os.path.split(path)
+    return os.path.relpath(os.path.join(os.path.realpath(folder), name), top)
+
+
 async def look(root: str, top: str | None = None) -> Look:
     """The state of `root`'s files as the comparison needs it (`top`: its git top folder, when known)."""
     top = top or await _top(root)
@@ -116,7 +130,8 @@ async def look(root: str, top: str | None = None) -> Look:
         output = await git_output(root, *args, "--", ".", timeout=STATUS_TIMEOUT)
         if output is not None:
             paths, new, head = _parse_status(output, top)
-            paths = [path for path in paths if _inside(path, root)]
+            paths = _named_by_root(paths, root)
+            new = set(_named_by_root(list(new), root))
             files = await anyio.to_thread.run_sync(_stats, paths)
             return Look(root, top, files, frozenset(new), head)
     names, capped = await anyio.to_thread.run_sync(walk, root, MAX_WALKED_FILES)
@@ -155,7 +170,7 @@ async def prior_content(look: Look, path: str) -> bytes | None:
     """What a file that was clean at `look` held then (from the commit checked out then), or None."""
     if look.top is None or look.head is None:
         return None
-    relative = path[len(look.top.rstrip(os.sep)) + 1 :] if _inside(path, look.top) else path
+    relative = _in_top(path, look.top)
     return await git_output(look.top, "show", f"{look.head}:{relative}", timeout=STATUS_TIMEOUT)
 
 
@@ -168,7 +183,7 @@ async def _committed(before: Look, after: Look) -> frozenset[str]:
     if not output:
         return frozenset()
     names = output.decode("utf-8", "surrogateescape").split("\0")
-    return frozenset(os.path.join(before.top, name) for name in names if name)
+    return frozenset(_named_by_root([os.path.join(before.top, name) for name in names if name], before.root))
 
 
 # root -> its last look, the watch of its events, and the watch's generation just before the look was taken

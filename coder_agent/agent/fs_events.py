@@ -36,6 +36,7 @@ _IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x2, 0x4, 0x8
 _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x40, 0x80, 0x100, 0x200
 _IN_DELETE_SELF, _IN_MOVE_SELF = 0x400, 0x800
 _IN_Q_OVERFLOW, _IN_IGNORED, _IN_ONLYDIR, _IN_ISDIR = 0x4000, 0x8000, 0x01000000, 0x40000000
+_IN_DONT_FOLLOW = 0x02000000
 _IN_NONBLOCK, _IN_CLOEXEC = 0o4000, 0o2000000
 _MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | _IN_DELETE) | (
     _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR
@@ -110,7 +111,9 @@ class RootEvents:
         if self._fd < 0:
             raise Unwatchable(f"inotify_init1: {os.strerror(ctypes.get_errno())}")
         try:
-            self._root_wd = self._watch_tree(root)
+            self._root_wd = self._watch_tree(root, follow=True)  # a session may name its folder by a symlink
+            if self._root_wd < 0:
+                raise Unwatchable("the root is not a folder")
             if git_dir is not None:
                 for folder in (git_dir, os.path.join(git_dir, "info")):  # HEAD, index, packed-refs; exclude
                     if os.path.isdir(folder):
@@ -120,11 +123,12 @@ class RootEvents:
             os.close(self._fd)
             raise
 
-    def _watch(self, folder: str) -> int:
-        wd = int(_lib().add_watch(self._fd, os.fsencode(folder), _MASK))
+    def _watch(self, folder: str, follow: bool = False) -> int:
+        """Watch one folder; a symlink is not followed (the walk does not follow it either) unless `follow`."""
+        wd = int(_lib().add_watch(self._fd, os.fsencode(folder), _MASK | (0 if follow else _IN_DONT_FOLLOW)))
         if wd < 0:
             code = ctypes.get_errno()
-            if code in (errno.ENOENT, errno.ENOTDIR):  # gone meanwhile: its parent's event says so
+            if code in (errno.ENOENT, errno.ENOTDIR):  # a symlink, or gone meanwhile (its parent's event says so)
                 return -1
             raise Unwatchable(f"inotify_add_watch {folder}: {os.strerror(code)}")
         self._folders[wd] = folder
@@ -132,10 +136,10 @@ class RootEvents:
             raise Unwatchable(f"more than {MAX_FOLDERS} folders")
         return wd
 
-    def _watch_tree(self, top: str) -> int:
+    def _watch_tree(self, top: str, follow: bool = False) -> int:
         """Watch `top` and every folder under it (symlinked folders are not followed; git folders are not: the
         work tree's own is watched apart, for what changes what git calls clean)."""
-        first = self._watch(top)
+        first = self._watch(top, follow)
         for folder, names, _ in os.walk(top):
             names[:] = [name for name in names if name != ".git"]
             for name in names:

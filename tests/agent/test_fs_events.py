@@ -171,3 +171,25 @@ async def test_outside_git_the_watched_look_is_always_what_a_new_walk_finds(tmp_
         watched = changes._last_looks[str(root)][0]
         assert watched.files == (await look(str(root))).files, step
     assert len(looks) < 2 * len(STEPS)  # most looks were the watched ones (the full walks here are not counted)
+
+
+async def test_a_root_named_by_a_symlink_is_watched_and_symlinked_folders_in_it_are_not_followed(
+    repo: Path, tmp_path: Path, looks: list[str]
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    sh(repo, f"ln -s {outside} elsewhere && printf 'elsewhere\\n' >> .git/info/exclude")
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    assert await command(link, "") == []
+    made = len(looks)
+    sh(outside, "printf 'not ours\\n' > o.txt")  # behind a symlinked folder: not watched, as not walked
+    assert await command(link, "") == []
+    assert len(looks) == made
+    assert await command(link, "printf 'A\\n' > a.txt") == [("a.txt", "modified")]
+    watch = Watch([str(link)])
+    await watch.start()
+    sh(link, "printf 'B\\n' > b.txt")
+    [(seen_in, seen)] = await watch.changes()
+    assert seen.path == str(link / "b.txt")  # named as the session names it
+    assert await changes.prior_content(seen_in, seen.path) == b"b\n"
