@@ -80,18 +80,23 @@ class SessionHandlers:
 
     async def adopt(self, early: EarlySession) -> None:
         """Take over a session whose `session/new` was answered before the runtime started (`early_session`):
-        made and saved under its id, its MCP servers started, its slash commands sent, as `new` does."""
+        made and saved under its id, its MCP servers started, its slash commands sent, as `new` does. The client
+        has its id already: whatever fails after the session exists is logged, and the session serves."""
         session = self._state.sessions.create(
             early.cwd, early.additional_directories, early.mode, early.model, session_id=early.id
         )
-        await self._state.mcp.attach(session, [], self._announce_after_reply(session))
-        self._start_preload()
-        self._menu.refresh()
-        state = self._state.state_of(session).wire()
-        if state["modes"] != early.result["modes"] or state["configOptions"] != early.result["configOptions"]:
-            log.warning("%s: the early session/new answer was not the agent's; sending the agent's", session.id)
-            await self._state.config.announce(session, mode_changed=True)
-        await self._announce_commands(session)
+        try:
+            await self._state.mcp.attach(session, [], self._announce_after_reply(session))
+            self._start_preload()
+            self._menu.refresh()
+            state = self._state.state_of(session).wire()
+            if state["modes"] != early.result["modes"] or state["configOptions"] != early.result["configOptions"]:
+                log.warning("%s: the early session/new answer was not the agent's; sending the agent's", session.id)
+                await self._state.config.announce(session, mode_changed=True)
+            await self._announce_commands(session)
+        except Exception:
+            log.exception("taking over %s, made by the early session/new, did not finish", session.id)
+            return
         log.info("took over %s, made by the early session/new", session.id)
 
     async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:

@@ -14,8 +14,11 @@ import pytest
 
 from coder_agent.acp.early import EarlyRead, answer_initialize, answer_next
 from coder_agent.llm import price_map
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.server.capabilities import initialize_result
 from coder_agent.server.early_session import EarlySession, new_session_answerer
+from coder_agent.server.session_mcp import SessionMcp
 from coder_agent.settings import Settings
 from coder_agent.settings_peek import Peek
 from tests.support.driving import initialize, request
@@ -152,3 +155,23 @@ async def test_the_agent_says_so_when_its_options_differ_from_the_early_answer(
     kinds = [update["sessionUpdate"] for update in updates]
     assert kinds == ["current_mode_update", "config_option_update", "available_commands_update"]
     assert [option["id"] for option in updates[1]["configOptions"]] == ["mode", "model", "thought_level"]
+
+
+async def test_the_session_serves_even_when_taking_it_over_fails_after_it_exists(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the MCP configuration could not be read")
+
+    monkeypatch.setattr(SessionMcp, "attach", broken)
+    srv.enqueue(Reply.text("still here"))
+    async with inproc_raw(settings, stdio=True) as raw:
+        await raw.send_json(initialize(0))
+        await raw.read_message()
+        await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
+        session_id = (await raw.read_message())["result"]["sessionId"]
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+        await raw.send_json(request(2, "session/prompt", prompt))
+        while "id" not in (message := await raw.read_message()):
+            pass
+    assert message["result"]["stopReason"] == "end_turn"
