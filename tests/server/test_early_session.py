@@ -175,3 +175,26 @@ async def test_the_session_serves_even_when_taking_it_over_fails_after_it_exists
         while "id" not in (message := await raw.read_message()):
             pass
     assert message["result"]["stopReason"] == "end_turn"
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        pytest.param({"model": None}, id="no-model"),
+        pytest.param({"models": ["openai/a", "openai/scripted"], "default_mode": "accept-edits"}, id="menu-and-mode"),
+    ],
+)
+async def test_the_early_answer_is_the_agents_answer(settings: Settings, workspace: Path, update: Any) -> None:
+    changed = settings.model_copy(update=update)
+    new = {"cwd": str(workspace), "mcpServers": [], "additionalDirectories": [str(workspace)]}
+    async with inproc_raw(changed, stdio=True) as raw:
+        await raw.send_json(initialize(0))
+        await raw.read_message()
+        await raw.send_json(request(1, "session/new", new))
+        early = (await raw.read_message())["result"]
+        await raw.send_json(request(2, "session/new", new))  # the full agent answers this one
+        while "id" not in (full := await raw.read_message()):
+            pass
+    assert full["id"] == 2
+    assert early.pop("sessionId") != full["result"].pop("sessionId")
+    assert early == full["result"]
