@@ -1,10 +1,16 @@
-"""What one model needs to be called: the settings that apply to every path to it."""
+"""What one model needs to be called: the settings that apply to every path to it. Stdlib only: the early first
+call (before the runtime is imported) routes with it too."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .retry import RetryPolicy
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 3
+    base_delay: float = 1.0  # doubles each retry
+    max_delay: float = 30.0  # also caps a server's Retry-After
 
 
 @dataclass(frozen=True)

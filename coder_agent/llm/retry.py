@@ -5,21 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
-from dataclasses import dataclass
 
 import anyio
 
 from .base import ModelError, ModelEvent, ReasoningDelta, TextDelta
+from .config import RetryPolicy
 from .errors import after_shown, retry_after_seconds
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 3
-    base_delay: float = 1.0  # doubles each retry
-    max_delay: float = 30.0  # also caps a server's Retry-After
 
 
 async def with_retries(
