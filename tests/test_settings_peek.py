@@ -3,14 +3,22 @@ mode for the early `session/new`) is what `Settings.load` finds, whenever the pe
 
 from __future__ import annotations
 
+import os
+from dataclasses import astuple
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
+from coder_agent.auth.keystore import KeyStore
+from coder_agent.llm.config import ModelConfig
+from coder_agent.llm.fast_start import FastStartModel
+from coder_agent.server.assembly import model_factory
 from coder_agent.server.capabilities import initialize_result
+from coder_agent.server.session_mcp import SessionMcp
 from coder_agent.server.settings_problems import NEEDED_BY
 from coder_agent.settings import Settings
-from coder_agent.settings_peek import Peek, configured_model, peek
+from coder_agent.settings_peek import ModelPeek, Peek, configured_model, peek, peek_model
 
 
 def write(path: Path, text: str) -> None:
@@ -115,10 +123,12 @@ SESSION_CASES: dict[str, tuple[dict[str, str], dict[str, str], bool]] = {
 
 
 def settings_env(tmp_path: Path, variables: dict[str, str], files: dict[str, str]) -> dict[str, str]:
+    """The environment of a user whose folders are in `tmp_path` (`{root}` in a value or a file stands for it)."""
     for name, text in files.items():
-        write(tmp_path / name, text.format(root=tmp_path))
+        write(tmp_path / name, text.replace("{root}", str(tmp_path)))
     env = {"HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    return env | {"XDG_DATA_HOME": str(tmp_path / "data")} | {k: v.format(root=tmp_path) for k, v in variables.items()}
+    variables = {name: value.replace("{root}", str(tmp_path)) for name, value in variables.items()}
+    return env | {"XDG_DATA_HOME": str(tmp_path / "data")} | variables
 
 
 def assert_peek_agrees(env: dict[str, str]) -> Peek:
@@ -171,3 +181,335 @@ def test_an_exact_peek_reads_dotenv_files_as_python_dotenv_does(case: str, tmp_p
     env = settings_env(tmp_path, {}, {"config/coder-agent/config.toml": 'model = "openai/toml"\n'})
     (tmp_path / "config" / "coder-agent" / ".env").write_text(text, encoding="utf-8")
     assert assert_peek_agrees(env).exact is exact
+
+
+# --- peek_model: the early first model call's ModelConfig, environment and MCP answer ---------------------------
+
+
+def runtime_model(env: dict[str, str]) -> tuple[ModelConfig | None, dict[str, str], Settings]:
+    """What the runtime builds: `Settings.load(lenient=True)` (it adds to the environ it is given), then
+    `model_factory`'s model; None when there is no model or a prompt (or the session) would be refused."""
+    given = dict(env)
+    settings = Settings.load(given, lenient=True)
+    refused = [name for name in settings.problems if {"session/new", "session/prompt"} & set(NEEDED_BY.get(name, ()))]
+    if settings.model is None or refused:
+        return None, given, settings
+    model = model_factory(lambda: settings)(settings.model, None)
+    assert isinstance(model, FastStartModel)
+    return model.config, given, settings
+
+
+def typed(config: ModelConfig) -> list[tuple[type, object]]:
+    return [(type(value), value) for value in astuple(config)]  # 30 and 30.0 differ here
+
+
+def assert_model_peek_agrees(env: dict[str, str]) -> ModelPeek | None:
+    """A peek that finds a model finds the runtime's config and environment; never one the runtime would refuse."""
+    given = dict(env)
+    found = peek_model(given)
+    assert given == env  # the caller's mapping is left alone
+    expected, environ, settings = runtime_model(env)
+    if found is not None:
+        assert expected is not None
+        assert typed(found.config) == typed(expected)
+        assert found.environ == environ
+        servers = SessionMcp(lambda: settings, cast(Any, None), cast(Any, None)).user_servers()
+        assert found.mcp_servers or not servers  # servers the runtime starts are never missed
+    return found
+
+
+@pytest.fixture(autouse=True)
+def no_os_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("coder_agent.auth.keystore.system_keyring", lambda: None)
+
+
+KEY = "sk-test-0123456789"
+CONFIG, DATA = "config/coder-agent/", "data/coder-agent/"
+
+# (variables, files, the ModelConfig's fields peek_model finds, or None when it finds none)
+MODEL_CASES: dict[str, tuple[dict[str, str], dict[str, str], dict[str, object] | None]] = {
+    "the environment": (
+        {
+            "CODER_AGENT_MODEL": "openai/gpt-4o",
+            "CODER_AGENT_API_KEY": KEY,
+            "CODER_AGENT_REQUEST_TIMEOUT": "30",
+            "CODER_AGENT_MAX_RETRIES": "5",
+            "CODER_AGENT_RETRY_BASE_DELAY": "0.5",
+            "CODER_AGENT_MAX_TOKENS": "4096",
+        },
+        {},
+        {"model": "openai/gpt-4o", "api_key": KEY, "timeout": 30.0, "max_retries": 5, "retry_base_delay": 0.5},
+    ),
+    "a server without a key gets the placeholder": (
+        {"CODER_AGENT_MODEL": "openai/local", "CODER_AGENT_API_BASE": "http://127.0.0.1:8000/v1"},
+        {},
+        {"api_base": "http://127.0.0.1:8000/v1", "api_key": "no-key"},
+    ),
+    "blank key and base are unset": (
+        {"CODER_AGENT_MODEL": "openai/gpt-4o", "CODER_AGENT_API_KEY": "  ", "CODER_AGENT_API_BASE": ""},
+        {},
+        {"api_base": None, "api_key": None},
+    ),
+    "a provider key variable": (
+        {"CODER_AGENT_MODEL": "openai/gpt-4o", "OPENAI_API_KEY": f"  {KEY}\t"},
+        {},
+        {"api_key": KEY},
+    ),
+    "a bare model name's provider key": ({"CODER_AGENT_MODEL": "claude-sonnet-4-5", "ANTHROPIC_API_KEY": KEY}, {}, {}),
+    "litellm reads the provider's other variables": (
+        {"CODER_AGENT_MODEL": "anthropic/claude-sonnet-4-5", "ANTHROPIC_AUTH_TOKEN": KEY},
+        {},
+        {"api_key": None},
+    ),
+    "CODER_AGENT_API_KEY over the provider's": (
+        {"CODER_AGENT_MODEL": "openai/gpt-4o", "CODER_AGENT_API_KEY": "mine-0123456789", "OPENAI_API_KEY": KEY},
+        {},
+        {"api_key": "mine-0123456789"},
+    ),
+    "config.toml": (
+        {},
+        {
+            CONFIG + "config.toml": 'model = "openai/t"\napi_base = "http://h/v1"\nrequest_timeout = 45\n'
+            "max_retries = 0\nretry_base_delay = 2\nmax_tokens = 1000\nmax_turn_requests = 5\n",
+            DATA + "config.toml": 'api_key = "from-the-old-file"\nmodel = "openai/old"\nrequest_timeout = 9.5\n',
+        },
+        {"model": "openai/t", "api_key": "from-the-old-file", "timeout": 45.0, "max_retries": 0, "max_tokens": 1000},
+    ),
+    "the environment over config.toml": (
+        {"CODER_AGENT_REQUEST_TIMEOUT": "7.25", "CODER_AGENT_MAX_TOKENS": "12"},
+        {CONFIG + "config.toml": 'model = "openai/t"\nrequest_timeout = 45\nmax_tokens = 1000\n'},
+        {"timeout": 7.25, "max_tokens": 12},
+    ),
+    "the user's .env files": (
+        {"XAI_API_KEY": "from-the-environment"},
+        {
+            CONFIG + ".env": "CODER_AGENT_MODEL=anthropic/claude-sonnet-4-5\nANTHROPIC_API_KEY=" + KEY + "\n",
+            DATA + ".env": "CODER_AGENT_REQUEST_TIMEOUT=30.5\nOPENAI_API_KEY=other-0123456789\nXAI_API_KEY=no\n",
+        },
+        {"api_key": KEY, "timeout": 30.5},
+    ),
+    "CODER_AGENT_CONFIG_DIR and CODER_AGENT_HOME": (
+        {"CODER_AGENT_CONFIG_DIR": "{root}/cfg", "CODER_AGENT_HOME": "{root}/home-data"},
+        {
+            "cfg/.env": "CODER_AGENT_MODEL=openai/gpt-4o\n",
+            "home-data/.env": "OPENAI_API_KEY=" + KEY + "\n",
+            "home-data/config.toml": "max_retries = 7\n",
+            CONFIG + ".env": "CODER_AGENT_MODEL=openai/not-read\n",
+        },
+        {"api_key": KEY, "max_retries": 7},
+    ),
+    "keys in credentials.toml": (
+        {"CODER_AGENT_MODEL": "openai/gpt-4o", "GROQ_API_KEY": "from-the-environment"},
+        {
+            CONFIG + "credentials.toml": f'[keys]\nOPENAI_API_KEY = " {KEY} "\nGROQ_API_KEY = "saved-groq-key"\n'
+            'NOT_OURS = "x"\nXAI_API_KEY = "  "\nMISTRAL_API_KEY = 5\n'
+        },
+        {"api_key": KEY},
+    ),
+    "a setting in credentials.toml": (
+        {},
+        {CONFIG + "credentials.toml": '[keys]\nCODER_AGENT_MODEL = "openai/saved"\nCODER_AGENT_MAX_RETRIES = "2"\n'},
+        {"model": "openai/saved", "max_retries": 2},
+    ),
+    "a keyring name already set": (
+        {"CODER_AGENT_MODEL": "openai/gpt-4o", "OPENAI_API_KEY": KEY},
+        {CONFIG + "credentials.toml": '[keyring]\nnames = ["OPENAI_API_KEY", "NOT_OURS", 3]\n'},
+        {"api_key": KEY},
+    ),
+    "other settings' problems do not matter": (
+        {"CODER_AGENT_MODEL": "openai/gpt-4o", "CODER_AGENT_LOG_LEVEL": "loud", "CODER_AGENT_COMPACT_AT": "2"},
+        {},
+        {},
+    ),
+    # None: no model, a setting the runtime would refuse the session or the prompt for, or a source read unsurely
+    "no model": ({"OPENAI_API_KEY": KEY}, {}, None),
+    "a blank model": ({"CODER_AGENT_MODEL": " "}, {CONFIG + "config.toml": 'model = "openai/t"\n'}, None),
+    "a model of the wrong type": ({}, {CONFIG + "config.toml": "model = 4\n"}, None),
+    "an api key of the wrong type": (
+        {"CODER_AGENT_MODEL": "openai/a"},
+        {CONFIG + "config.toml": "api_key = 4\n"},
+        None,
+    ),
+    "a word for a timeout": ({"CODER_AGENT_MODEL": "openai/a", "CODER_AGENT_REQUEST_TIMEOUT": "soon"}, {}, None),
+    "a zero timeout": ({"CODER_AGENT_MODEL": "openai/a", "CODER_AGENT_REQUEST_TIMEOUT": "0"}, {}, None),
+    "a timeout of true": (
+        {"CODER_AGENT_MODEL": "openai/a"},
+        {CONFIG + "config.toml": "request_timeout = true\n"},
+        None,
+    ),
+    "too many retries": ({"CODER_AGENT_MODEL": "openai/a", "CODER_AGENT_MAX_RETRIES": "11"}, {}, None),
+    "a negative delay": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + "config.toml": "retry_base_delay = -1\n"}, None),
+    "a blank max_tokens": ({"CODER_AGENT_MODEL": "openai/a", "CODER_AGENT_MAX_TOKENS": ""}, {}, None),
+    "zero turn requests": ({"CODER_AGENT_MODEL": "openai/a", "CODER_AGENT_MAX_TURN_REQUESTS": "0"}, {}, None),
+    "a bad default mode": ({"CODER_AGENT_MODEL": "openai/a", "CODER_AGENT_DEFAULT_MODE": "yolo"}, {}, None),
+    "a bad MCP timeout": ({"CODER_AGENT_MODEL": "openai/a", "CODER_AGENT_MCP_TIMEOUT": "-2"}, {}, None),
+    "models of the wrong type": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + "config.toml": "models = 5\n"}, None),
+    "a broken config.toml": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + "config.toml": "model = \n"}, None),
+    "a .env with an escape": ({}, {CONFIG + ".env": 'CODER_AGENT_MODEL="openai/\\"a\\""\n'}, None),
+    "a .env that is a folder": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + ".env/x": ""}, None),
+    "a broken credentials.toml": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + "credentials.toml": "[keys\n"}, None),
+    "a credentials.toml that is a folder": (
+        {"CODER_AGENT_MODEL": "openai/a"},
+        {CONFIG + "credentials.toml/x": ""},
+        None,
+    ),
+    "a key in the OS keyring": (
+        {"CODER_AGENT_MODEL": "openai/a"},
+        {CONFIG + "credentials.toml": '[keyring]\nnames = ["OPENAI_API_KEY"]\n'},
+        None,
+    ),
+    "odd keyring names": (
+        {"CODER_AGENT_MODEL": "openai/a"},
+        {CONFIG + "credentials.toml": '[keyring]\nnames = "OPENAI_API_KEY"\n'},
+        None,
+    ),
+    "an mcp.json that is not JSON": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + "mcp.json": "{servers}"}, None),
+    "an mcp.json without servers": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + "mcp.json": '{"servers": {}}'}, None),
+    "an mcp.json that is a folder": ({"CODER_AGENT_MODEL": "openai/a"}, {CONFIG + "mcp.json/x": ""}, None),
+}
+
+
+@pytest.mark.parametrize("case", list(MODEL_CASES))
+def test_peek_model_finds_the_config_the_runtime_builds(case: str, tmp_path: Path) -> None:
+    variables, files, fields = MODEL_CASES[case]
+    env = settings_env(tmp_path, variables, files)
+    found = assert_model_peek_agrees(env)
+    if fields is None:
+        assert found is None
+        return
+    assert found is not None
+    for name, value in fields.items():
+        assert getattr(found.config, name) == value, name
+    assert found.config.reasoning_effort is None
+
+
+def test_peek_model_returns_the_environment_the_settings_leave(tmp_path: Path) -> None:
+    variables, files, _ = MODEL_CASES["the user's .env files"]
+    found = assert_model_peek_agrees(settings_env(tmp_path, variables, files))
+    assert found is not None
+    assert found.environ["OPENAI_API_KEY"] == "other-0123456789"  # from the data folder's .env
+    assert found.environ["XAI_API_KEY"] == "from-the-environment"  # what is set wins
+
+
+@pytest.mark.parametrize("where", ["config folder", "CODER_AGENT_CONFIG_DIR"])
+def test_peek_model_adds_the_keys_login_saved(where: str, tmp_path: Path) -> None:
+    variables = {"CODER_AGENT_MODEL": "openai/gpt-4o", "ANTHROPIC_API_KEY": "from-the-environment"}
+    if where != "config folder":
+        variables["CODER_AGENT_CONFIG_DIR"] = "{root}/elsewhere"
+    env = settings_env(tmp_path, variables, {})
+    folder = Path(env.get("CODER_AGENT_CONFIG_DIR") or tmp_path / "config" / "coder-agent")
+    store = KeyStore(folder)
+    assert store.save("OPENAI_API_KEY", KEY, "file") == str(folder / "credentials.toml")
+    store.save("ANTHROPIC_API_KEY", "saved-anthropic-key", "file")
+    found = assert_model_peek_agrees(env)
+    assert found is not None
+    assert found.config.api_key == KEY
+    assert found.environ["OPENAI_API_KEY"] == KEY
+    assert found.environ["ANTHROPIC_API_KEY"] == "from-the-environment"
+
+
+def test_peek_model_takes_the_login_key_for_a_local_server(tmp_path: Path) -> None:
+    env = settings_env(
+        tmp_path, {}, {CONFIG + "config.toml": 'model = "openai/q"\napi_base = "http://127.0.0.1:1/v1"\n'}
+    )
+    KeyStore(tmp_path / "config" / "coder-agent").save("CODER_AGENT_API_KEY", "local-key", "file")
+    found = assert_model_peek_agrees(env)
+    assert found is not None
+    assert (found.config.api_base, found.config.api_key) == ("http://127.0.0.1:1/v1", "local-key")
+
+
+SERVER = '{"command": "npx", "args": ["-y", "server"]}'
+
+# (variables, files, mcp_servers)
+MCP_CASES: dict[str, tuple[dict[str, str], dict[str, str], bool]] = {
+    "no mcp.json": ({}, {}, False),
+    "an mcp.json with a server": ({}, {CONFIG + "mcp.json": f'{{"mcpServers": {{"git": {SERVER}}}}}'}, True),
+    "an http server": ({}, {CONFIG + "mcp.json": '{"mcpServers": {"docs": {"url": "https://e.com/mcp"}}}'}, True),
+    "an empty mcpServers": ({}, {CONFIG + "mcp.json": '{"mcpServers": {}}'}, False),
+    "only disabled servers": (
+        {},
+        {CONFIG + "mcp.json": '{"mcpServers": {"git": {"command": "git", "disabled": true}, " ": {"command": "x"}}}'},
+        False,
+    ),
+    "a server among disabled ones": (
+        {},
+        {CONFIG + "mcp.json": f'{{"mcpServers": {{"a": {{"command": "a", "disabled": true}}, "git": {SERVER}}}}}'},
+        True,
+    ),
+    "the data folder's mcp.json is not read": (
+        {},
+        {DATA + "mcp.json": f'{{"mcpServers": {{"git": {SERVER}}}}}'},
+        False,
+    ),
+    "CODER_AGENT_MCP_CONFIG": ({"CODER_AGENT_MCP_CONFIG": "{root}/servers.json"}, {}, True),
+    "CODER_AGENT_MCP_CONFIG with servers": (
+        {"CODER_AGENT_MCP_CONFIG": "{root}/servers.json"},
+        {"servers.json": f'{{"mcpServers": {{"git": {SERVER}}}}}'},
+        True,
+    ),
+    "an empty CODER_AGENT_MCP_CONFIG": ({"CODER_AGENT_MCP_CONFIG": ""}, {}, True),
+    "mcp_config in config.toml": ({}, {CONFIG + "config.toml": 'mcp_config = ["{root}/servers.json"]\n'}, True),
+    "mcp.json in CODER_AGENT_CONFIG_DIR": (
+        {"CODER_AGENT_CONFIG_DIR": "{root}/elsewhere"},
+        {"elsewhere/mcp.json": f'{{"mcpServers": {{"git": {SERVER}}}}}'},
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MCP_CASES))
+def test_peek_model_says_whether_the_users_config_gives_mcp_servers(case: str, tmp_path: Path) -> None:
+    variables, files, servers = MCP_CASES[case]
+    env = settings_env(tmp_path, {"CODER_AGENT_MODEL": "openai/gpt-4o", **variables}, files)
+    found = assert_model_peek_agrees(env)
+    assert found is not None
+    assert found.mcp_servers is servers
+
+
+# (the value, whether peek_model reads it): what it does not read surely it leaves to the runtime
+NUMBERS: dict[str, list[tuple[str, bool]]] = {
+    "CODER_AGENT_REQUEST_TIMEOUT": [
+        *[("30", True), ("30.5", True), ("007", True), ("0.25", True), ("000.000100", True), ("1" * 30, True)],
+        *[("1e2", False), (" 30", False), ("30 ", False), ("+3", False), ("inf", False), ("nan", False)],
+        *[("-1", False), ("0", False), ("0.0", False), ("", False), ("3_0", False), (".5", False), ("5.", False)],
+    ],
+    "CODER_AGENT_RETRY_BASE_DELAY": [("0", True), ("0.0", True), ("2", True), ("-0.5", False), ("x", False)],
+    "CODER_AGENT_MAX_RETRIES": [
+        *[("0", True), ("10", True), ("007", True), ("11", False), ("3.0", False), (" 3", False), ("-1", False)],
+    ],
+    "CODER_AGENT_MAX_TOKENS": [("1", True), ("128000", True), ("0", False), ("1.5", False), ("none", False)],
+    "CODER_AGENT_MAX_TURN_REQUESTS": [("1", True), ("0", False), ("1e3", False)],
+}
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "read"), [(name, value, read) for name, values in NUMBERS.items() for value, read in values]
+)
+def test_peek_model_reads_numbers_as_pydantic_does(variable: str, value: str, read: bool, tmp_path: Path) -> None:
+    env = settings_env(tmp_path, {"CODER_AGENT_MODEL": "openai/gpt-4o", variable: value}, {})
+    assert (assert_model_peek_agrees(env) is not None) is read
+
+
+TOML_NUMBERS = [
+    *[("request_timeout = 30", True), ("request_timeout = 0.5", True), ("request_timeout = inf", False)],
+    *[("request_timeout = nan", False), ("request_timeout = false", False), ('request_timeout = "30"', True)],
+    *[("max_retries = 3", True), ("max_retries = 3.0", False), ("max_retries = true", False)],
+    *[("max_tokens = 100", True), ("max_tokens = 1e3", False), ("retry_base_delay = 0", True)],
+]
+
+
+@pytest.mark.parametrize(("line", "read"), TOML_NUMBERS)
+def test_peek_model_reads_toml_numbers_as_pydantic_does(line: str, read: bool, tmp_path: Path) -> None:
+    env = settings_env(tmp_path, {"CODER_AGENT_MODEL": "openai/gpt-4o"}, {CONFIG + "config.toml": line + "\n"})
+    assert (assert_model_peek_agrees(env) is not None) is read
+
+
+def test_peek_model_without_user_files_reads_the_process_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODER_AGENT_CONFIG_DIR", "/nonexistent/coder-agent-config")
+    monkeypatch.setenv("CODER_AGENT_HOME", "/nonexistent/coder-agent-data")
+    monkeypatch.setenv("CODER_AGENT_MODEL", "openai/from-the-process")
+    found = peek_model()
+    assert found is not None
+    assert found.config.model == "openai/from-the-process"
+    assert found.environ == dict(os.environ)
+    assert found.environ is not os.environ
