@@ -1,0 +1,148 @@
+"""`system_prompt_now` (stdlib, blocking: the early first model call) says exactly what `system_prompt` says."""
+
+from __future__ import annotations
+
+import datetime
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from coder_agent.agent import project_facts
+from coder_agent.agent.environment import system_prompt
+from coder_agent.agent.project_facts import (
+    MAX_INSTRUCTIONS_CHARS,
+    git_command,
+    parse_drivers,
+    run_git_now,
+    system_prompt_now,
+)
+
+pytestmark = pytest.mark.anyio
+
+TODAY = datetime.date(2024, 2, 29)
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(autouse=True)
+def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No drivers remembered from another test; git never looks above tmp_path for a repository."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    monkeypatch.setattr(project_facts, "_drivers", {})
+    yield
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A checkout with 25 changed files, a filter driver that leaves a mark when run, and both instruction files
+    (AGENTS.md longer than the cap, CLAUDE.md with CRLF line ends and a byte that is not UTF-8)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    for i in range(5):
+        (repo / f"tracked{i}.txt").write_text(f"{i}\n")
+    git(repo, "add", ".")
+    git(repo, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init")
+    mark = tmp_path / "marks"
+    mark.mkdir()
+    git(repo, "config", "filter.evil.clean", f"touch {mark}/clean; cat")
+    git(repo, "config", "filter.x.y.process", f"touch {mark}/process")
+    (repo / ".gitattributes").write_text("*.txt filter=evil\n*.md filter=x.y\n")
+    for i in range(5):
+        (repo / f"tracked{i}.txt").write_text("changed\n")
+    for i in range(18):
+        (repo / f"new {i}.txt").write_text("new\n")  # a space: status quotes nothing, but shows it
+    (repo / "AGENTS.md").write_text("# Agents\n\n" + "x" * (MAX_INSTRUCTIONS_CHARS + 100) + "\n")
+    (repo / "CLAUDE.md").write_bytes(b"# Claude\r\n\r\nUse tabs.\xff\r\n")
+    (repo / "sub").mkdir()
+    return repo
+
+
+async def both(cwd: Path | str, additional: list[str]) -> str:
+    """The prompt both ways (cold: each finds the drivers itself, then warm), asserting they agree."""
+    now = system_prompt_now(str(cwd), additional, today=TODAY)
+    project_facts._drivers.clear()
+    later = await system_prompt(str(cwd), additional, today=TODAY)
+    assert now == later
+    assert system_prompt_now(str(cwd), additional, today=TODAY) == later  # with the drivers remembered
+    project_facts._drivers.clear()
+    assert await system_prompt(str(cwd), additional, today=TODAY) == system_prompt_now(
+        str(cwd), additional, today=TODAY
+    )
+    return now
+
+
+async def test_a_repository_with_changes_drivers_and_instructions(repo: Path, tmp_path: Path) -> None:
+    prompt = await both(repo, [str(tmp_path / "other"), "/somewhere else"])
+    assert "branch main, 26 changed files:" in prompt  # 5 changed, 18 new, .gitattributes, AGENTS.md, CLAUDE.md
+    assert "    ... and 6 more" in prompt
+    assert f'<project-instructions file="{repo / "AGENTS.md"}">' in prompt
+    assert "[... truncated]" in prompt
+    assert "Use tabs.\ufffd\n</project-instructions>" in prompt
+    assert "\r" not in prompt
+    assert f"Other directories in scope: {tmp_path / 'other'}, /somewhere else" in prompt
+    assert "Today's date: 2024-02-29" in prompt
+    assert sorted(path.name for path in (tmp_path / "marks").iterdir()) == []  # no filter ran
+
+
+async def test_a_subfolder_of_a_repository(repo: Path) -> None:
+    prompt = await both(repo / "sub", [])
+    assert "branch main, 26 changed files" in prompt
+    assert "Instructions from the project (follow them unless the user says otherwise):\n(none)" in prompt
+    assert "Other directories in scope: none" in prompt
+
+
+async def test_a_clean_repository(tmp_path: Path) -> None:
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    git(clean, "init", "-q", "-b", "trunk")
+    assert "Git: not a git repository" in await both(clean, [])  # no commit yet: rev-parse HEAD fails
+    git(clean, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "init")
+    assert "Git: branch trunk, clean working tree\n" in await both(clean, [])
+
+
+async def test_a_folder_that_is_not_a_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "AGENTS.md").write_text("Be nice.\n")
+    prompt = await both(plain, [])
+    assert "Git: not a git repository" in prompt
+    assert "Be nice." in prompt
+
+
+async def test_a_folder_that_does_not_exist(tmp_path: Path) -> None:
+    assert "Git: not a git repository" in await both(tmp_path / "gone", [])
+
+
+def test_the_git_command_empties_each_drivers_commands() -> None:
+    assert git_command(["status"], ["a", "b.c"]) == [
+        "git",
+        *project_facts.NEUTRAL,
+        *("-c", "filter.a.clean=", "-c", "filter.a.smudge=", "-c", "filter.a.process="),
+        *("-c", "filter.b.c.clean=", "-c", "filter.b.c.smudge=", "-c", "filter.b.c.process="),
+        "status",
+    ]
+    output = b"filter.lfs.clean git-lfs clean -- %f\nfilter.lfs.process x\nfilter.x.y.smudge cat\n"
+    assert parse_drivers(output) == ["lfs", "x.y"]
+    assert parse_drivers(None) == []
+
+
+def test_a_git_call_that_takes_too_long_is_cut_off(tmp_path: Path) -> None:
+    started = time.monotonic()
+    assert run_git_now(str(tmp_path), [sys.executable, "-c", "import time; time.sleep(5)"], timeout=0.3) is None
+    assert time.monotonic() - started < 3
+
+
+def test_importing_it_imports_no_runtime() -> None:
+    code = (
+        "import sys, coder_agent.agent.project_facts; "
+        "print(sorted({'pydantic', 'anyio', 'asyncio', 'logging'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
