@@ -14,6 +14,7 @@ FinishReason = str  # "stop", "length", "tool_calls", "content_filter", or whate
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+    shown: str | None = None  # the messageId it was already shown under (by the early first call), if it was
 
 
 @dataclass(frozen=True, slots=True)

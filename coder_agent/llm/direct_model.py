@@ -14,12 +14,14 @@ from typing import Any
 
 import anyio
 
-from . import http_client
+from . import early_call, http_client, raw_http
 from .accumulate import StreamAccumulator
+from .adopted import AdoptedResponse
 from .anthropic_request import NeedsLiteLLM, anthropic_body, max_tokens_for
 from .anthropic_stream import AnthropicDeltas
-from .base import Completion, ModelError, ModelEvent
+from .base import Completion, ModelError, ModelEvent, TextDelta
 from .config import ModelConfig
+from .early_call import EarlyCall
 from .errors import (
     ProviderHTTPError,
     ProviderStreamError,
@@ -30,15 +32,14 @@ from .errors import (
     no_key_error,
 )
 from .messages import ChatMessage
-from .openai_wire import error_message, openai_body, openai_headers
+from .openai_wire import error_message, openai_body
 from .price_map import PriceMap
 from .retry import with_retries
-from .routes import Route
+from .routes import Route, route_headers
 from .sse import sse_events
 
 log = logging.getLogger(__name__)
 
-ANTHROPIC_VERSION = "2023-06-01"
 _ERROR_BODY_LIMIT = 64 * 1024
 
 
@@ -89,19 +90,23 @@ class DirectModel:
         return classify_error(exc, self.config.model, self.config.api_base)
 
     def _headers(self) -> dict[str, str]:
-        key = self.route.api_key or ""
-        if self.route.wire == "anthropic":
-            return {
-                "x-api-key": key,
-                "anthropic-version": ANTHROPIC_VERSION,
-                "content-type": "application/json",
-                "accept": "application/json",
-            }
-        return {**openai_headers(key), **self.route.headers}
+        return route_headers(self.route)
 
     async def _stream_once(self, body: bytes) -> AsyncGenerator[ModelEvent, None]:
-        if not http_client.prepared():  # imports httpx, off the event loop
-            await anyio.to_thread.run_sync(http_client.prepare)
+        adopted = self._take_early(body)
+        if adopted is not None:
+            async with aclosing(self._stream_adopted(*adopted)) as events:
+                async for event in events:
+                    yield event
+            return
+        if not http_client.prepared():
+            plain, tls = early_call.plain_transport(self.route.url)
+            if plain:  # the early first call's transport, while httpx is made ready in the background
+                async with aclosing(self._stream_plain(body, tls)) as events:
+                    async for event in events:
+                        yield event
+                return
+            await anyio.to_thread.run_sync(http_client.prepare)  # imports httpx, off the event loop
         import httpx
 
         client = http_client.client()
@@ -127,12 +132,65 @@ class DirectModel:
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 await response.aclose()
+        yield self._completion(acc)
+
+    def _take_early(self, body: bytes) -> tuple[AdoptedResponse, EarlyCall] | None:
+        """The early first call (`early_call`), when it sent exactly this request."""
+        if not early_call.pending():
+            return None
+        call, stray = early_call.take(self.route.url, body)
+        if stray is not None:
+            close_unclaimed(stray, f"the turn's first request differs ({len(body)} bytes, not {len(stray.body)})")
+        return None if call is None else (AdoptedResponse(call.response), call)
+
+    async def _stream_plain(self, body: bytes, tls: Any) -> AsyncGenerator[ModelEvent, None]:
+        """A call over the early first call's transport (`raw_http`): what comes before httpx is ready."""
+        headers = self._headers()
+        try:
+            raw = await anyio.to_thread.run_sync(
+                raw_http.post, self.route.url, headers, body, self.config.timeout, tls, abandon_on_cancel=True
+            )
+        except OSError as exc:
+            raise ProviderUnreachable(str(exc)) from exc
+        async with aclosing(self._stream_adopted(AdoptedResponse(raw), None)) as events:
+            async for event in events:
+                yield event
+
+    async def _stream_adopted(
+        self, response: AdoptedResponse, call: EarlyCall | None
+    ) -> AsyncGenerator[ModelEvent, None]:
+        """The reply of a call over `raw_http`. For the early call's, the text it showed comes out first, at once
+        (before anything can cancel the turn: the user saw it, so the turn keeps it), marked as shown
+        (`TextDelta.shown`); the parse from the start then checks it and goes on after it."""
+        acc = StreamAccumulator()
+        shown = list(call.shown) if call is not None else []
+        for text in shown:
+            assert call is not None
+            yield TextDelta(text, shown=call.message_id)
+        seen = 0
+        try:
+            await response.start()
+            if response.status_code >= 400:
+                raise await _http_error(response)
+            async for event in self._events(response, acc):
+                if seen < len(shown) and isinstance(event, TextDelta):
+                    if event.text != shown[seen]:
+                        log.error("the early first call showed %r where the reply has %r", shown[seen], event.text)
+                    seen += 1
+                    continue
+                yield event
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+        yield self._completion(acc)
+
+    def _completion(self, acc: StreamAccumulator) -> Completion:
         acc.check_complete(acc.finish_reason_seen)
         message, finish_reason, usage = acc.finish()
         if usage is not None:
             cost = self.prices.cost(self.route.model, self.route.provider, usage.prompt_tokens, usage.completion_tokens)
             usage = acc.priced(usage, cost)
-        yield Completion(message=message, finish_reason=finish_reason, usage=usage)
+        return Completion(message=message, finish_reason=finish_reason, usage=usage)
 
     async def _events(self, response: Any, acc: StreamAccumulator) -> AsyncGenerator[ModelEvent, None]:
         loads = json.loads
@@ -152,6 +210,23 @@ class DirectModel:
                 raise ProviderStreamError(error_message(chunk)[0] or data)
             for event in acc.add(chunk):
                 yield event
+
+
+def close_unclaimed(call: EarlyCall, why: str) -> None:
+    """An early first call the turn's first model call did not take over: a bug (see `server.early_prompt`)."""
+    shown = sum(map(len, call.shown))
+    log.error(
+        "the early first call was not taken over: %s; the %d characters it showed are not in the history", why, shown
+    )
+    call.response.close()
+
+
+def discard_early(why: str) -> None:
+    """Close the early first call if one waits: the turn's first model call does not take the direct path."""
+    call, stray = early_call.take("", b"")
+    for unclaimed in (call, stray):
+        if unclaimed is not None:
+            close_unclaimed(unclaimed, why)
 
 
 async def _http_error(response: Any) -> ProviderHTTPError:

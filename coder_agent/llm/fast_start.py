@@ -1,8 +1,9 @@
 """The model the agent uses: direct while litellm loads, litellm once it is ready.
 
 Each call picks its path when it starts and keeps it to the end (retries included): the direct path
-(`DirectModel`) when litellm is not loaded yet and the call is one we send exactly as litellm would,
-else litellm (waiting for it to load if needed). Both paths give the same events, errors and usage.
+(`DirectModel`) when litellm is not loaded yet (or the early first call waits to be taken over) and the
+call is one we send exactly as litellm would, else litellm (waiting for it to load if needed). Both paths
+give the same events, errors and usage.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from typing import Any
 
 import anyio
 
-from . import loader, price_map
+from . import early_call, loader, price_map
 from .anthropic_request import NeedsLiteLLM
 from .base import ModelEvent
 from .config import ModelConfig
-from .direct_model import DirectModel
+from .direct_model import DirectModel, discard_early
 from .litellm_model import LiteLLMModel
 from .messages import ChatMessage
 from .routes import direct_route
@@ -39,6 +40,8 @@ class FastStartModel:
     ) -> AsyncGenerator[ModelEvent, None]:
         direct = await self.direct(messages, tools)
         if direct is None:
+            if early_call.pending():
+                discard_early(f"{self.config.model} goes through litellm")
             events = self._litellm.stream(messages, tools)
         else:
             model, request = direct
@@ -51,8 +54,11 @@ class FastStartModel:
     async def direct(
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]
     ) -> tuple[DirectModel, dict[str, Any]] | None:
-        """The direct path and the body it would send, or None when this call goes through litellm."""
-        if self._litellm_ready():
+        """The direct path and the body it would send, or None when this call goes through litellm.
+
+        While the early first call (`early_call`) waits to be taken over, the direct path is asked even with
+        litellm loaded: it is the one that can take it over."""
+        if self._litellm_ready() and not early_call.pending():
             return None
         prices = price_map.loaded() or await anyio.to_thread.run_sync(price_map.load)
         route = direct_route(self.config, prices, os.environ) if prices is not None else None

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .config import ModelConfig
+from .openai_wire import openai_headers
 from .price_map import PriceMap
 from .providers import provider_prefix
 
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
+ANTHROPIC_VERSION = "2023-06-01"
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
 
 # Environment that changes what litellm or the SDKs it drives send, in ways we do not reproduce.
@@ -36,6 +38,19 @@ class Route:
     headers: Mapping[str, str] = field(default_factory=dict)
     body: Mapping[str, Any] = field(default_factory=dict)
     drop_thinking_blocks: bool = False
+
+
+def route_headers(route: Route) -> dict[str, str]:
+    """The headers a direct call sends (the early first call too)."""
+    key = route.api_key or ""
+    if route.wire == "anthropic":
+        return {
+            "x-api-key": key,
+            "anthropic-version": ANTHROPIC_VERSION,
+            "content-type": "application/json",
+            "accept": "application/json",
+        }
+    return {**openai_headers(key), **route.headers}
 
 
 def _env(environ: Mapping[str, str], name: str) -> str | None:
