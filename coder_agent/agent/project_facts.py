@@ -11,13 +11,24 @@ from __future__ import annotations
 
 import datetime
 import os
-import platform
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..credentials import child_environment
 from .prompts import render
+
+
+def os_name() -> str:
+    """`platform.system()` and `platform.release()`, as they are on POSIX (`os.uname()`), without importing `platform`
+    (~10 ms, on the early first call's path) where `os.uname` exists."""
+    if hasattr(os, "uname"):
+        uname = os.uname()
+        return f"{uname.sysname} {uname.release}"
+    import platform
+
+    return f"{platform.system()} {platform.release()}"
+
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTIONS_CHARS = 20_000
@@ -163,7 +174,7 @@ def render_system_prompt(
         "system.md",
         cwd=cwd,
         additional_directories=", ".join(additional_directories) or "none",
-        os=f"{platform.system()} {platform.release()}",
+        os=os_name(),
         date=(today or datetime.date.today()).isoformat(),
         git=git,
         instructions=instructions,

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import logging
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-
-log = logging.getLogger(__name__)
 
 FILE_NAME = "model_prices_and_context_window_backup.json"
 
@@ -98,9 +96,47 @@ def load() -> PriceMap | None:
                     raise FileNotFoundError("litellm is not installed")
                 _loaded = PriceMap(json.loads(path.read_bytes()))
             except (OSError, ValueError) as exc:
-                log.warning("cannot read litellm's price map (%s): costs wait for litellm", exc)
+                import logging  # here: the early first call reads the map (`partial`) before logging is imported
+
+                logging.getLogger(__name__).warning("cannot read litellm's price map (%s): costs wait for litellm", exc)
                 _failed = True
     return _loaded
+
+
+def partial(keys: Iterable[str]) -> PriceMap | None:
+    """A map holding only the entries of `keys`, each the same as in the whole map, found without parsing the whole
+    file (~1 ms, not ~30: the early first call routes with it). None when unsure: the caller loads it all.
+
+    litellm writes the file with `json.dumps(indent=4)`: a model's entry starts a line `    "<name>": {`, and the
+    last such line wins, as in `json.loads`. A name that occurs otherwise too, or a file with `\\u` escapes (which
+    could spell a name differently), is not read this way. `tests/llm/test_price_map.py` checks every name.
+    """
+    path = _map_path()
+    try:
+        if path is None:
+            return None
+        text = path.read_bytes().decode()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if "\\u" in text:
+        return None
+    decoder = json.JSONDecoder()
+    entries: dict[str, Any] = {}
+    for key in keys:
+        quoted = json.dumps(key)
+        line = f"\n    {quoted}: "
+        at = text.rfind(line)
+        if at < 0:
+            if quoted in text:
+                return None
+            continue
+        if text.rfind(f"{quoted}:") != at + 5:  # the name occurs later in another form
+            return None
+        try:
+            entries[key] = decoder.raw_decode(text, at + len(line))[0]
+        except ValueError:
+            return None
+    return PriceMap(entries)
 
 
 def loaded() -> PriceMap | None:

@@ -10,7 +10,10 @@ from types import ModuleType
 import pytest
 
 from coder_agent.llm import catalog, price_map
+from coder_agent.llm.config import ModelConfig
 from coder_agent.llm.price_map import PriceMap
+from coder_agent.llm.routes import direct_route
+from coder_agent.server.early_prompt import route_keys
 
 TOKENS = [(0, 0), (10, 5), (1000, 2000), (150_000, 10), (250_000, 100), (300_000, 1000)]
 
@@ -87,3 +90,47 @@ def test_reading_the_map_does_not_import_litellm() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
     assert out.split() == ["True", "200000", "False"]
+
+
+def test_a_partial_map_holds_each_entry_as_the_whole_map_does() -> None:
+    whole = price_map.load()
+    assert whole is not None
+    text = price_map._map_path().read_text(encoding="utf-8")  # type: ignore[union-attr]
+    names = list(json.loads(text))
+    odd = [name for name in names if f"\n    {json.dumps(name)}: " not in text]  # litellm's file has one
+    assert len(odd) < 10
+    for name in odd:
+        assert price_map.partial([name]) is None  # unsure: the early call loads the whole map
+    part = price_map.partial([*(name for name in names if name not in odd), "no-such/model"])
+    assert part is not None
+    regular = {name: entry for name, entry in whole._entries.items() if name not in odd}
+    assert part._entries == regular  # every other name, the same entry (the last one, as json.loads keeps)
+    assert part.entry("no-such/model") is None
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "openai/bench",
+        "openai/gpt-4o",
+        "gpt-4o",
+        "gpt-4o-mini",
+        "anthropic/claude-sonnet-4-5",
+        "claude-sonnet-4-5",
+        "hosted_vllm/qwen",
+        "lm_studio/qwen",
+        "openrouter/anthropic/claude-sonnet-4-5",
+        "ollama/qwen2.5-coder",
+        "o3",
+        "openai/gpt-5",
+        "deepseek/deepseek-chat",
+    ],
+)
+def test_the_early_call_routes_with_its_partial_map_as_with_the_whole(model: str) -> None:
+    whole = price_map.load()
+    part = price_map.partial(route_keys(model))
+    assert whole is not None and part is not None
+    environ = {"OPENAI_API_KEY": "sk-x", "ANTHROPIC_API_KEY": "sk-y", "HOSTED_VLLM_API_BASE": "http://127.0.0.1:1"}
+    for api_base in (None, "http://127.0.0.1:9/v1"):
+        config = ModelConfig(model=model, api_base=api_base)
+        assert direct_route(config, part, environ) == direct_route(config, whole, environ)
