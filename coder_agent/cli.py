@@ -11,6 +11,7 @@ from . import __version__
 
 if TYPE_CHECKING:
     from .acp.early import EarlyRead
+    from .server import early_prompt
 
 TTY_HINT = (
     b"coder-agent acp: this is an Agent Client Protocol server that editors launch; it reads JSON-RPC on stdin. "
@@ -79,23 +80,34 @@ def _import_runtime() -> None:
 
 
 def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
-    """Answer a plain `session/new` early (`server.early_session`) while the runtime is imported in a thread.
+    """Answer a plain `session/new` early (`server.early_session`) while the runtime is imported in a thread,
+    and stream the first prompt's first model call if it comes before the runtime is in (`server.early_prompt`).
 
-    The reader stops waiting for it once the runtime is in: from then on the full agent answers as fast.
+    The reader stops waiting once the runtime is in: from then on the full agent answers as fast.
     """
     if early.initialize is None or early.eof:
         return early
     import threading
 
     from .acp.early import answer_next
-    from .server.early_session import new_session_answerer
+    from .server.early_session import EarlySession, new_session_answerer
     from .settings_peek import peek
 
-    answer = new_session_answerer(peek())
+    settings = peek()
+    answer = new_session_answerer(settings)
     ready_read, ready_write = os.pipe()
+
+    preps: list[early_prompt.Prep] = []
 
     def load() -> None:
         try:
+            if settings.exact and settings.model:
+                # First what the early first call needs (the settings, the route, the tools' specs: ~40 ms), while
+                # the reader waits for `session/new`; the runtime's import would only slow it down.
+                from .server.early_prompt import Prep
+
+                preps.append(Prep())
+                preps[0].run()
             _import_runtime()
         finally:
             os.write(ready_write, b"!")
@@ -106,6 +118,11 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     importer.start()
     try:
         early = answer_next(early, 0, out_fd, "session/new", answer, ready_read)
+        if settings.exact and settings.model and isinstance(early.answered, EarlySession):
+            from .server import early_prompt
+
+            system = early_prompt.SystemPrompt(early.answered)  # git, in a thread
+            early = early_prompt.run(early, 0, out_fd, ready_read, preps, system)
     finally:
         sys.setswitchinterval(interval)
     importer.join()

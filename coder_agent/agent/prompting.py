@@ -17,6 +17,7 @@ import anyio
 from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
+from ..unicode import scrub
 from .activity import Activity
 from .checkpoints import UndoReport
 from .client import META_KEY, Client
@@ -128,6 +129,7 @@ class Turns(CommandServices):
         ended = LastTurn("error", "the turn stopped unexpectedly")
         stop_reason: StopReason = "cancelled"
         turn_files = self._turn_files(session)
+        history_before = len(session.history)
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             session.turn_done = anyio.Event()
@@ -141,6 +143,7 @@ class Turns(CommandServices):
                 if scope.cancel_called:
                     ended = LastTurn("cancelled")
                 session.last_turn = replace(ended, at=now())
+                _keep_early_reply(session, blocks, history_before)
                 session.turn_scope = None
                 session.turn_done.set()
                 with anyio.CancelScope(shield=True):
@@ -276,6 +279,29 @@ class Turns(CommandServices):
         session = self._sessions.live.get(session_id)
         if session is not None:
             session.cancel_turn()
+
+
+def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> None:
+    """The text the early first call (`llm.early_call`) showed, when the turn ended before its model call took
+    the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt."""
+    from ..llm import early_call
+    from ..llm.messages import AssistantMessage, UserMessage
+
+    call = early_call.unclaimed(session.id)
+    if call is None:
+        return
+    call.response.close()
+    if not call.shown:
+        return
+    if len(session.history) == history_before:  # the prompt is not in yet either (kept as `_turn` keeps it)
+        texts = [block.text for block in blocks if isinstance(block, TextContent)]
+        session.add(UserMessage(parts=[TextPart(text=text) for text in texts]))
+        message_id = new_id("user")
+        for block in blocks:
+            session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+    session.add(AssistantMessage(text=scrub("".join(call.shown)), message_id=call.message_id))
+    for text in call.shown:
+        session.transcript_keep(AgentMessageChunk(content=TextContent(text=text), message_id=call.message_id))
 
 
 async def _wait_for_cancelled_turn(session: Session) -> None:

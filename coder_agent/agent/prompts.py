@@ -6,6 +6,8 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
+from ..modes import MODES
+
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -31,3 +33,10 @@ def _template(name: str) -> Template:
 def render(name: str, **values: str) -> str:
     """Render `prompts/<name>`; a placeholder without a value is an error, not a silent blank."""
     return _template(name).substitute(values).strip() + "\n"
+
+
+def system_text(system_prompt: str, mode_id: str) -> str:
+    """The system message the model gets: the system prompt, then what the session's mode allows."""
+    mode = next((m for m in MODES if m.id == mode_id), MODES[1])
+    note = render("modes.md", mode=mode.name, description=(mode.description or "").lower())
+    return f"{system_prompt}\n{note}"

@@ -11,8 +11,8 @@ from ..ids import new_id as new_id  # the ids of everything a session makes
 from ..llm.messages import ChatMessage, SystemMessage
 from .checkpoints import Checkpoints
 from .lasting_rules import RuleBook
-from .permissions import DEFAULT_MODE, MODES, PermissionRules
-from .prompts import render
+from .permissions import DEFAULT_MODE, PermissionRules
+from .prompts import system_text
 from .tool_source import ToolSource
 from .transcript import Transcript
 
@@ -113,9 +113,7 @@ class Session:
 
     def model_messages(self) -> list[ChatMessage]:
         """What the model sees: the system prompt (with the current mode), then the history."""
-        mode = next((m for m in MODES if m.id == self.mode), MODES[1])
-        note = render("modes.md", mode=mode.name, description=(mode.description or "").lower())
-        return [SystemMessage(text=f"{self.system_prompt}\n{note}"), *self.history]
+        return [SystemMessage(text=system_text(self.system_prompt, self.mode)), *self.history]
 
     def cancel_turn(self) -> None:
         if self.turn_scope is not None:

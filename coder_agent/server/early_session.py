@@ -26,7 +26,7 @@ from ..settings_peek import Peek
 class EarlySession:
     """A session the early reader answered `session/new` for: what the full agent needs to take it over."""
 
-    __slots__ = ("additional_directories", "cwd", "id", "mode", "model", "result")
+    __slots__ = ("additional_directories", "cwd", "id", "mode", "model", "result", "system_prompt")
 
     def __init__(
         self, session_id: str, cwd: str, directories: list[str], mode: str, model: str | None, result: dict[str, Any]
@@ -37,6 +37,7 @@ class EarlySession:
         self.mode = mode
         self.model = model
         self.result = result  # the `session/new` result sent
+        self.system_prompt: str | None = None  # the one the early first call was sent with (`early_prompt`)
 
 
 def _roots(params: dict[str, Any]) -> tuple[str, list[str]] | None:

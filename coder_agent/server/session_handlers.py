@@ -85,6 +85,8 @@ class SessionHandlers:
         session = self._state.sessions.create(
             early.cwd, early.additional_directories, early.mode, early.model, session_id=early.id
         )
+        if early.system_prompt is not None:  # the early first call was sent with it: the turn's must match
+            session.system_prompt = early.system_prompt
         try:
             await self._state.mcp.attach(session, [], self._announce_after_reply(session))
             self._start_preload()
