@@ -129,6 +129,39 @@ def openai_text(data: str) -> str | None:
     return content if isinstance(content, str) else STOP
 
 
+def anthropic_text(data: str) -> str | None:
+    """As `openai_text`, for an Anthropic Messages stream event, as `AnthropicDeltas` and the accumulator read it:
+    text blocks' starts and `text_delta`s show text; the start of any other block, the message's end (its
+    `message_delta`), an error or an event not known here stops."""
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        return STOP
+    if not isinstance(payload, dict):
+        return STOP
+    kind = payload.get("type")
+    if kind in ("ping", "message_start", "content_block_stop"):
+        return SKIP
+    if kind == "content_block_start":
+        block = payload.get("content_block") or {}
+        if not isinstance(block, dict) or block.get("type") != "text":
+            return STOP
+        text = block.get("text") or ""
+    elif kind == "content_block_delta":
+        delta = payload.get("delta") or {}
+        if not isinstance(delta, dict) or "text" not in delta:
+            return STOP
+        text = delta["text"]
+    else:
+        return STOP
+    if not isinstance(text, str):
+        return STOP
+    return text or SKIP
+
+
+TEXT_OF: dict[str, Callable[[str], str | None]] = {"openai": openai_text, "anthropic": anthropic_text}
+
+
 def sse_data(buffer: bytearray, state: list[str]) -> Iterator[str]:
     """The data of each whole event in `buffer` (consumed), as `llm.sse.sse_events` reads them; `state` holds
     the data lines of an event not finished yet."""

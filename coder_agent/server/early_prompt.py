@@ -75,7 +75,7 @@ class Prep:
         if prices is None:
             return
         route = direct_route(found.config, prices, environ)
-        if route is None or route.wire != "openai" or route.api_key is None:
+        if route is None or route.api_key is None:
             return
         if route.url.startswith("https:"):
             self.tls = _tls_context(environ)
@@ -151,9 +151,14 @@ def request_body(prep: Prep, system_text: str, user_text: str) -> bytes:
     """The body `DirectModel.request` makes for [system, user] with the built-in tools."""
     from ..llm.openai_wire import openai_body
 
-    assert prep.route is not None and prep.config is not None
+    assert prep.route is not None and prep.config is not None and prep.prices is not None
     route, config = prep.route, prep.config
     messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]
+    if route.wire == "anthropic":
+        from ..llm.anthropic_request import anthropic_body, max_tokens_for
+
+        max_tokens = config.max_tokens or max_tokens_for(route.model, prep.prices)
+        return json.dumps(anthropic_body(route.model, messages, prep.specs, max_tokens)).encode()
     body = openai_body(
         route.model,
         messages,
@@ -234,13 +239,14 @@ def run(early: EarlyRead, in_fd: int, out_fd: int, ready_fd: int, preps: list[Pr
         readable, _, _ = select.select([response.sock.fileno(), in_fd, ready_fd], [], [], response.stall_left())
         return bool(readable) and in_fd not in readable and ready_fd not in readable
 
-    early_call.stream_text(call, show, wait, _valid_text)
+    text_of = early_call.TEXT_OF[prep.route.wire]
+
+    def valid_text(data: str) -> str | None:
+        text = text_of(data)
+        return None if text is not None and not is_valid(text) else text
+
+    early_call.stream_text(call, show, wait, valid_text)
     return kept
-
-
-def _valid_text(data: str) -> str | None:
-    text = early_call.openai_text(data)
-    return None if text is not None and not is_valid(text) else text
 
 
 def _ready(fd: int) -> bool:

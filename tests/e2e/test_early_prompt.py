@@ -7,6 +7,7 @@ chunks that arrive meanwhile were streamed by the early stage. Every message is 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -46,13 +47,24 @@ async def _held_messages(raw: RawAgent, count: int) -> list[dict[str, Any]]:
     return [await raw.read_message(FIRST_PROMPT_TIMEOUT) for _ in range(count)]
 
 
+def _anthropic(agent_env: EnvFactory, srv: ScriptedModelServer) -> EnvFactory:
+    def make(**overrides: str | None) -> dict[str, str]:
+        model = {"CODER_AGENT_MODEL": "anthropic/claude-sonnet-4-5", "CODER_AGENT_API_BASE": srv.anthropic_url}
+        return agent_env(**{**model, **overrides})
+
+    return make
+
+
 def _log(tmp_path: Path) -> str:
     return (tmp_path / "home" / "logs" / "coder-agent.log").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("wire", ["openai", "anthropic"])
 async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_ever(
-    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+    wire: str, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
 ) -> None:
+    if wire == "anthropic":
+        agent_env = _anthropic(agent_env, srv)
     env, release = held_env(agent_env, tmp_path)
     srv.enqueue(Reply.text("Early ", "bird"))
     async with raw_agent(env, cwd=workspace) as raw:
@@ -67,9 +79,14 @@ async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_e
     assert done["result"]["stopReason"] == "end_turn"
     assert len(srv.requests) == 1  # one model request: the early one, taken over
     body = srv.requests[0].body
-    assert body["messages"][0]["role"] == "system" and str(workspace) in body["messages"][0]["content"]
-    assert body["messages"][1] == {"role": "user", "content": "hi"}
-    assert [tool["function"]["name"] for tool in body["tools"]][:2] == ["read_file", "write_file"]
+    if wire == "anthropic":
+        assert str(workspace) in body["system"][0]["text"]
+        assert body["messages"][0]["role"] == "user"
+        assert [tool["name"] for tool in body["tools"]][:2] == ["read_file", "write_file"]
+    else:
+        assert body["messages"][0]["role"] == "system" and str(workspace) in body["messages"][0]["content"]
+        assert body["messages"][1] == {"role": "user", "content": "hi"}
+        assert [tool["function"]["name"] for tool in body["tools"]][:2] == ["read_file", "write_file"]
     assert "was not taken over" not in _log(tmp_path)
 
     # The conversation holds the reply: a load replays it under the messageId it was shown with.
@@ -88,9 +105,13 @@ async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_e
     replayed = _chunks(seen)
     assert [c["content"]["text"] for c in replayed[:2]] == ["Early ", "bird"]
     assert [c["messageId"] for c in replayed[:2]] == [c["messageId"] for c in _chunks(early)]
-    second = srv.requests[1].body["messages"]
-    assert second[2] == {"role": "assistant", "content": "Early bird"}
-    assert second[0] == body["messages"][0]  # the same system prompt: the one the early call was sent with
+    second = srv.requests[1].body
+    if wire == "anthropic":
+        assert second["messages"][1]["role"] == "assistant" and "Early bird" in json.dumps(second["messages"][1])
+        assert second["system"] == body["system"]  # the same system prompt: the one the early call was sent with
+    else:
+        assert second["messages"][2] == {"role": "assistant", "content": "Early bird"}
+        assert second["messages"][0] == body["messages"][0]
 
 
 async def test_a_tool_call_in_the_first_reply_is_left_to_the_full_agent(

@@ -45,9 +45,7 @@ class Wire:
 
 
 OPENAI = Wire("openai", "openai/scripted", "openai/gpt-4o", "OPENAI_API_KEY")
-ANTHROPIC = Wire(
-    "anthropic", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", False, False
-)
+ANTHROPIC = Wire("anthropic", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", False)
 VLLM = Wire("hosted_vllm", "hosted_vllm/qwen", "hosted_vllm/qwen", None)
 LM_STUDIO = Wire("lm_studio", "lm_studio/qwen", "lm_studio/qwen", None)
 WIRES = [OPENAI, ANTHROPIC, VLLM, LM_STUDIO]
@@ -120,7 +118,8 @@ async def _start_early(model: DirectModel, body: bytes, stop_after: int | None) 
             return True
         return bool(select.select([response.sock], [], [], response.stall_left())[0])
 
-    await anyio.to_thread.run_sync(early_call.stream_text, call, shown.append, wait)
+    text_of = early_call.TEXT_OF[model.route.wire]
+    await anyio.to_thread.run_sync(early_call.stream_text, call, shown.append, wait, text_of)
     early_call.hand_over(call)
     assert shown == call.shown
     return shown
@@ -197,7 +196,7 @@ async def both(
 ) -> Outcome:
     """Run through both paths, assert they agree in every respect, and return the (shared) outcome.
 
-    On the OpenAI wire, the early first call taken over by the direct path (after one text delta, and after as
+    The early first call taken over by the direct path (after one text delta, and after as
     many as it reads) must agree with the direct path as well; `outcome_early` gets those outcomes."""
     direct = await run("direct", wire, replies, messages, tools, **overrides)
     via_litellm = await run("litellm", wire, replies, messages, tools, **overrides)
