@@ -97,17 +97,23 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     answer = new_session_answerer(settings)
     ready_read, ready_write = os.pipe()
 
+    try_early_call = settings.exact and settings.model is not None
     preps: list[early_prompt.Prep] = []
+    prepped = threading.Event()
 
     def load() -> None:
         try:
-            if settings.exact and settings.model:
+            if try_early_call:
                 # First what the early first call needs (the settings, the route, the tools' specs: ~40 ms), while
                 # the reader waits for `session/new`; the runtime's import would only slow it down.
-                from .server.early_prompt import Prep
+                try:
+                    from .server.early_prompt import Prep
 
-                preps.append(Prep())
-                preps[0].run()
+                    prep = Prep()
+                    prep.run()
+                    preps.append(prep)
+                finally:
+                    prepped.set()
             _import_runtime()
         finally:
             os.write(ready_write, b"!")
@@ -118,11 +124,15 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     importer.start()
     try:
         early = answer_next(early, 0, out_fd, "session/new", answer, ready_read)
-        if settings.exact and settings.model and isinstance(early.answered, EarlySession):
+        if try_early_call and isinstance(early.answered, EarlySession):
             from .server import early_prompt
 
+            def prep() -> early_prompt.Prep | None:
+                prepped.wait()
+                return preps[0] if preps else None
+
             system = early_prompt.SystemPrompt(early.answered)  # git, in a thread
-            early = early_prompt.run(early, 0, out_fd, ready_read, preps, system)
+            early = early_prompt.run(early, 0, out_fd, ready_read, prep, system)
     finally:
         sys.setswitchinterval(interval)
     importer.join()

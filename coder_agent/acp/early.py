@@ -86,12 +86,15 @@ def _request(line: bytes, method: str) -> tuple[Any, dict[str, Any]] | None:
     return request_id, params
 
 
-def _reply(out_fd: int, request_id: Any, result: dict[str, Any]) -> None:
-    reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
-    data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    view = memoryview(data)
+def write_message(out_fd: int, message: dict[str, Any]) -> None:
+    """One JSON-RPC message, written whole as one line (the early stages write their own)."""
+    view = memoryview(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
     while view:
         view = view[os.write(out_fd, view) :]
+
+
+def _reply(out_fd: int, request_id: Any, result: dict[str, Any]) -> None:
+    write_message(out_fd, {"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def answer_initialize(in_fd: int, out_fd: int, result: Callable[[Any], dict[str, Any]]) -> EarlyRead:

@@ -184,9 +184,7 @@ class Turns(CommandServices):
             notes = "\n".join(f"[{note}]" for note in session.notes)
             user = user.model_copy(update={"parts": [TextPart(text=notes), *user.parts]})
             session.notes = []
-        message_id = new_id("user")
-        for block in blocks:  # the editor shows the prompt already (as typed); keep it for replay
-            session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+        _keep_prompt(session, blocks)
         if resolved is not None and resolved.command.action is not None:
             return await resolved.command.action(session, resolved.invocation.arguments, self)
         if session.tool_source is not None:
@@ -281,13 +279,20 @@ class Turns(CommandServices):
             session.cancel_turn()
 
 
+def _keep_prompt(session: Session, blocks: Sequence[ContentBlock]) -> None:
+    """The editor shows the prompt already (as typed); keep it for replay."""
+    message_id = new_id("user")
+    for block in blocks:
+        session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+
+
 def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> None:
     """The text the early first call (`llm.early_call`) showed, when the turn ended before its model call took
     the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt."""
     from ..llm import early_call
     from ..llm.messages import AssistantMessage, UserMessage
 
-    call = early_call.unclaimed(session.id)
+    call = early_call.claim(session.id)
     if call is None:
         return
     call.response.close()
@@ -296,9 +301,7 @@ def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_
     if len(session.history) == history_before:  # the prompt is not in yet either (kept as `_turn` keeps it)
         texts = [block.text for block in blocks if isinstance(block, TextContent)]
         session.add(UserMessage(parts=[TextPart(text=text) for text in texts]))
-        message_id = new_id("user")
-        for block in blocks:
-            session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
+        _keep_prompt(session, blocks)
     session.add(AssistantMessage(text=scrub("".join(call.shown)), message_id=call.message_id))
     for text in call.shown:
         session.transcript_keep(AgentMessageChunk(content=TextContent(text=text), message_id=call.message_id))

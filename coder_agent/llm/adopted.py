@@ -57,18 +57,11 @@ class AdoptedResponse:
         if raw.eof:
             raise StreamDropped("peer closed connection without sending complete message body")
         try:
-            got = await anyio.to_thread.run_sync(self._fill_blocking, abandon_on_cancel=True)
+            await anyio.to_thread.run_sync(raw.fill_blocking, abandon_on_cancel=True)  # sets `eof` at the end
         except TimeoutError as exc:
             raise StreamStalled("no data within the read timeout") from exc
         except OSError as exc:
             raise StreamDropped(str(exc)) from exc
-        if not got:
-            raw.eof = True
-
-    def _fill_blocking(self) -> bool:
-        raw = self._raw
-        raw.sock.settimeout(max(0.001, raw.stall_left()))
-        return raw.fill()
 
     async def aclose(self) -> None:
         self._raw.close()

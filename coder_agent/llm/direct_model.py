@@ -17,7 +17,6 @@ import anyio
 from . import early_call, http_client, raw_http
 from .accumulate import StreamAccumulator
 from .adopted import AdoptedResponse
-from .anthropic_request import NeedsLiteLLM, anthropic_body, max_tokens_for
 from .anthropic_stream import AnthropicDeltas
 from .base import Completion, ModelError, ModelEvent, TextDelta
 from .config import ModelConfig
@@ -32,10 +31,10 @@ from .errors import (
     no_key_error,
 )
 from .messages import ChatMessage
-from .openai_wire import error_message, openai_body
+from .openai_wire import error_message
 from .price_map import PriceMap
 from .retry import with_retries
-from .routes import Route, route_headers
+from .routes import Route, route_body, route_headers
 from .sse import sse_events
 
 log = logging.getLogger(__name__)
@@ -52,22 +51,7 @@ class DirectModel:
 
     def request(self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
         """The body to send; raises `NeedsLiteLLM` when it is not one we convert exactly as litellm would."""
-        provider_messages = [m.to_provider() for m in messages]
-        route, config = self.route, self.config
-        if route.wire == "anthropic":
-            if config.reasoning_effort:
-                raise NeedsLiteLLM("Anthropic thinking budgets are litellm's to map")
-            max_tokens = config.max_tokens or max_tokens_for(route.model, self.prices)
-            return anthropic_body(route.model, provider_messages, tools, max_tokens)
-        return openai_body(
-            route.model,
-            provider_messages,
-            tools,
-            max_tokens=config.max_tokens,
-            reasoning_effort=config.reasoning_effort if route.send_reasoning_effort else None,
-            extra=route.body,
-            drop=("thinking_blocks",) if route.drop_thinking_blocks else (),
-        )
+        return route_body(self.route, self.config, self.prices, [m.to_provider() for m in messages], tools)
 
     async def stream(
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()
@@ -136,12 +120,13 @@ class DirectModel:
 
     def _take_early(self, body: bytes) -> tuple[AdoptedResponse, EarlyCall] | None:
         """The early first call (`early_call`), when it sent exactly this request."""
-        if not early_call.pending():
+        call = early_call.claim() if early_call.pending() else None
+        if call is None:
             return None
-        call, stray = early_call.take(self.route.url, body)
-        if stray is not None:
-            close_unclaimed(stray, f"the turn's first request differs ({len(body)} bytes, not {len(stray.body)})")
-        return None if call is None else (AdoptedResponse(call.response), call)
+        if call.url != self.route.url or call.body != body:
+            close_unclaimed(call, f"the turn's first request differs ({len(body)} bytes, not {len(call.body)})")
+            return None
+        return AdoptedResponse(call.response), call
 
     async def _stream_plain(self, body: bytes, tls: Any) -> AsyncGenerator[ModelEvent, None]:
         """A call over the early first call's transport (`raw_http`): what comes before httpx is ready."""
@@ -223,10 +208,9 @@ def close_unclaimed(call: EarlyCall, why: str) -> None:
 
 def discard_early(why: str) -> None:
     """Close the early first call if one waits: the turn's first model call does not take the direct path."""
-    call, stray = early_call.take("", b"")
-    for unclaimed in (call, stray):
-        if unclaimed is not None:
-            close_unclaimed(unclaimed, why)
+    call = early_call.claim()
+    if call is not None:
+        close_unclaimed(call, why)
 
 
 async def _http_error(response: Any) -> ProviderHTTPError:

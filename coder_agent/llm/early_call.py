@@ -7,7 +7,7 @@ text deltas as they come, until the runtime is ready, other input arrives, or th
 text. Then it stops reading and leaves the call here (`hand_over`).
 
 The runtime's turn makes its first model call as ever; the direct path takes the early call over when the
-body it would send is byte for byte the body that was sent (`take`), parses the reply from its first byte
+body it would send is byte for byte the body that was sent (`claim`), parses the reply from its first byte
 with its own parser, and continues reading the same response (`llm.adopted`). The text the early stage showed
 is marked so (`TextDelta.shown`): the turn keeps it for replay without sending it twice, and a failure after
 it is not retried, as for any reply the user has seen. Any other call closes an early call left unclaimed.
@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from .raw_http import HttpProtocolError, RawResponse
+from .sse import SseParser
 
 # What the early stage does with one stream event: show this text, go on without showing, or stop here.
 SKIP = ""
@@ -70,28 +71,14 @@ def pending() -> bool:
     return _pending is not None
 
 
-def take(url: str, body: bytes) -> tuple[EarlyCall | None, EarlyCall | None]:
-    """(the early call if it sent exactly `body` to `url`, else None; an early call that did not match).
-
-    Either way no call stays pending: one that did not match is the caller's to close and report.
-    """
-    global _pending
-    with _lock:
-        call, _pending = _pending, None
-    if call is None:
-        return None, None
-    if call.url == url and call.body == body:
-        return call, None
-    return None, call
-
-
-def unclaimed(session_id: str) -> EarlyCall | None:
-    """The early call of this session's first prompt if no model call took it over (the turn ended first: a
-    cancel, say); the caller closes it and keeps what it showed in the conversation."""
+def claim(session_id: str | None = None) -> EarlyCall | None:
+    """The early call waiting to be taken over (only if it answers `session_id`'s first prompt, when given),
+    no longer waiting: the caller reads it on (`DirectModel`, when it sent the same body), or closes it and
+    keeps or reports what it showed."""
     global _pending
     with _lock:
         call = _pending
-        if call is None or call.session_id != session_id:
+        if call is None or (session_id is not None and call.session_id != session_id):
             return None
         _pending = None
     return call
@@ -162,25 +149,6 @@ def anthropic_text(data: str) -> str | None:
 TEXT_OF: dict[str, Callable[[str], str | None]] = {"openai": openai_text, "anthropic": anthropic_text}
 
 
-def sse_data(buffer: bytearray, state: list[str]) -> Iterator[str]:
-    """The data of each whole event in `buffer` (consumed), as `llm.sse.sse_events` reads them; `state` holds
-    the data lines of an event not finished yet."""
-    start = 0
-    while (end := buffer.find(b"\n", start)) >= 0:
-        line = bytes(buffer[start:end])
-        start = end + 1
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if not line:
-            if state:
-                yield "\n".join(state)
-                state.clear()
-        elif line.startswith(b"data:"):
-            value = line[5:]
-            state.append((value[1:] if value.startswith(b" ") else value).decode())
-    del buffer[:start]
-
-
 def stream_text(
     call: EarlyCall,
     show: Callable[[str], None],
@@ -194,8 +162,7 @@ def stream_text(
     reports them as the direct path does.
     """
     response = call.response
-    pending = bytearray()
-    lines: list[str] = []
+    parser = SseParser()
     try:
         while True:
             if not response.head():
@@ -206,8 +173,7 @@ def stream_text(
                 return
             data = response.body()
             if data:
-                pending += data
-                for event in sse_data(pending, lines):
+                for _name, event in parser.feed(data):
                     text = text_of(event)
                     if text is STOP:
                         return

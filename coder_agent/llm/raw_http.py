@@ -1,9 +1,9 @@
 """One HTTP/1.1 POST and its streamed response over a plain socket: the early first call's transport. Stdlib only.
 
 The first model call of a process is sent before the runtime (and httpx) is imported (`llm.early_call`); the
-runtime then reads the rest of the same response (`llm.adopted`). So the reader is incremental and can be
-driven two ways: `fill()` and `body()` when the caller waits on the socket itself (`select`, with other
-inputs), or `read_body()`, which blocks for the next body bytes with the stall timeout.
+runtime then reads the rest of the same response (`llm.adopted`). So the reader is incremental: `fill()` when
+the caller waited on the socket itself (`select`, with other inputs), or `fill_blocking()`, which waits up to
+the stall timeout; `head()` and `body()` parse what came.
 
 Bodies come chunked (as every streaming provider sends them), with a Content-Length, or until the server
 closes. Every body byte decoded is also kept (`seen`), so the runtime can parse the stream from its start.
@@ -150,22 +150,10 @@ class RawResponse:
         self.seen += out
         return bytes(out)
 
-    def read_body(self) -> bytes:
-        """The next body bytes, blocking (b"" once the body is complete). Raises `TimeoutError` on a stall."""
-        while True:
-            if not self.head():
-                self._fill_blocking()
-                continue
-            data = self.body()
-            if data or self.done:
-                return data
-            self._fill_blocking()
-
-    def _fill_blocking(self) -> None:
-        if self.eof:
-            raise HttpProtocolError("peer closed connection without sending complete message body")
+    def fill_blocking(self) -> bool:
+        """`fill`, waiting at most what is left of the stall timeout (`TimeoutError` then)."""
         self.sock.settimeout(max(0.001, self.stall_left()))
-        self.fill()
+        return self.fill()
 
     def close(self) -> None:
         try:

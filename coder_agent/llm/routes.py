@@ -7,12 +7,13 @@ two); anything unsure returns None and waits for litellm.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .anthropic_request import NeedsLiteLLM, anthropic_body, max_tokens_for
 from .config import ModelConfig
-from .openai_wire import openai_headers
+from .openai_wire import openai_body, openai_headers
 from .price_map import PriceMap
 from .providers import provider_prefix
 
@@ -51,6 +52,31 @@ def route_headers(route: Route) -> dict[str, str]:
             "accept": "application/json",
         }
     return {**openai_headers(key), **route.headers}
+
+
+def route_body(
+    route: Route,
+    config: ModelConfig,
+    prices: PriceMap,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]],
+) -> dict[str, Any]:
+    """The body a direct call sends (`DirectModel.request`; the early first call too), from the messages in the
+    provider's form; raises `NeedsLiteLLM` when it is not one we convert exactly as litellm would."""
+    if route.wire == "anthropic":
+        if config.reasoning_effort:
+            raise NeedsLiteLLM("Anthropic thinking budgets are litellm's to map")
+        max_tokens = config.max_tokens or max_tokens_for(route.model, prices)
+        return anthropic_body(route.model, messages, tools, max_tokens)
+    return openai_body(
+        route.model,
+        messages,
+        tools,
+        max_tokens=config.max_tokens,
+        reasoning_effort=config.reasoning_effort if route.send_reasoning_effort else None,
+        extra=route.body,
+        drop=("thinking_blocks",) if route.drop_thinking_blocks else (),
+    )
 
 
 def _env(environ: Mapping[str, str], name: str) -> str | None:

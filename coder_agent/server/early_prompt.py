@@ -19,11 +19,10 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..acp.early import EarlyRead, _fill_line, _request
+from ..acp.early import EarlyRead, _fill_line, _request, write_message
 from ..ids import new_id
 from ..llm import early_call, raw_http
 from ..unicode import is_valid
@@ -41,9 +40,7 @@ _TEXT_KEYS = {"type", "text", "annotations", "_meta"}
 class Prep:
     """What the early call needs that does not depend on the prompt, made in the import thread (`run`)."""
 
-    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
-        self._environ = dict(os.environ if environ is None else environ)
-        self.done = threading.Event()
+    def __init__(self) -> None:
         self.config: ModelConfig | None = None
         self.route: Route | None = None
         self.prices: PriceMap | None = None
@@ -56,13 +53,11 @@ class Prep:
             self._run()
         except Exception:  # whatever goes wrong here, the full agent makes the call as it always does
             self.route = None
-        finally:
-            self.done.set()
 
     def _run(self) -> None:
         from ..settings_peek import peek_model
 
-        found = peek_model(self._environ)
+        found = peek_model()
         if found is None or found.mcp_servers:
             return
         environ = found.environ
@@ -148,48 +143,32 @@ def _prompt_text(params: dict[str, Any], session_id: str) -> str | None:
 
 
 def request_body(prep: Prep, system_text: str, user_text: str) -> bytes:
-    """The body `DirectModel.request` makes for [system, user] with the built-in tools."""
-    from ..llm.openai_wire import openai_body
+    """The body `DirectModel.request` makes for [system, user] with the built-in tools, as it sends it."""
+    from ..llm.routes import route_body
 
     assert prep.route is not None and prep.config is not None and prep.prices is not None
-    route, config = prep.route, prep.config
     messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]
-    if route.wire == "anthropic":
-        from ..llm.anthropic_request import anthropic_body, max_tokens_for
-
-        max_tokens = config.max_tokens or max_tokens_for(route.model, prep.prices)
-        return json.dumps(anthropic_body(route.model, messages, prep.specs, max_tokens)).encode()
-    body = openai_body(
-        route.model,
-        messages,
-        prep.specs,
-        max_tokens=config.max_tokens,
-        reasoning_effort=config.reasoning_effort if route.send_reasoning_effort else None,
-        extra=route.body,
-        drop=("thinking_blocks",) if route.drop_thinking_blocks else (),
-    )
-    return json.dumps(body).encode()
+    return json.dumps(route_body(prep.route, prep.config, prep.prices, messages, prep.specs)).encode()
 
 
-def _chunk_line(session_id: str, message_id: str, text: str) -> bytes:
+def _chunk(session_id: str, message_id: str, text: str) -> dict[str, Any]:
     content = {"type": "text", "text": text}
     update = {"sessionUpdate": "agent_message_chunk", "content": content, "messageId": message_id}
-    params = {"sessionId": session_id, "update": update}
-    message = {"jsonrpc": "2.0", "method": "session/update", "params": params}
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}}
 
 
-def _write(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def run(early: EarlyRead, in_fd: int, out_fd: int, ready_fd: int, preps: list[Prep], system: SystemPrompt) -> EarlyRead:
+def run(
+    early: EarlyRead,
+    in_fd: int,
+    out_fd: int,
+    ready_fd: int,
+    made: Callable[[], Prep | None],
+    system: SystemPrompt,
+) -> EarlyRead:
     """Wait for the next line; if it is a plain prompt to the early session, start its model call and show its
     text until the runtime is ready (`ready_fd`) or more input comes. The line stays unread either way.
 
-    `preps` holds the `Prep` once the import thread has made it (and `run` it, or is running it)."""
+    `made()` gives the `Prep` the import thread makes first thing (waiting for it if need be), or None."""
     session = early.answered
     if not isinstance(session, EarlySession):
         return early
@@ -206,14 +185,9 @@ def run(early: EarlyRead, in_fd: int, out_fd: int, ready_fd: int, preps: list[Pr
         return kept
     if os.path.lexists(os.path.join(session.cwd, ".mcp.json")):
         return kept  # the full agent asks about the project's MCP servers before the first call
-    while not preps:  # the import thread makes it first thing: a few milliseconds at most
-        if _ready(ready_fd):
-            return kept
-        time.sleep(0.0005)
-    prep = preps[0]
-    prep.done.wait()
+    prep = made()
     system_prompt = system.get()
-    if prep.route is None or prep.config is None or system_prompt is None:
+    if prep is None or prep.route is None or prep.config is None or system_prompt is None:
         return kept
     from ..agent.prompts import system_text
     from ..llm.routes import route_headers
@@ -229,7 +203,7 @@ def run(early: EarlyRead, in_fd: int, out_fd: int, ready_fd: int, preps: list[Pr
     early_call.hand_over(call)
 
     def show(delta: str) -> None:
-        _write(out_fd, _chunk_line(session.id, call.message_id, delta))
+        write_message(out_fd, _chunk(session.id, call.message_id, delta))
 
     def wait(response: raw_http.RawResponse) -> bool:
         if response.buffered():
