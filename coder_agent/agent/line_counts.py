@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 
@@ -54,27 +55,32 @@ def _exact(old: list[str], new: list[str]) -> tuple[int, int]:
     return added, removed
 
 
-def _tally(lines: Sequence[str]) -> tuple[Counter[str], dict[str, int]]:
-    """How often each line occurs, and where it last does. In slices: one C call over 400,000 lines holds the GIL
-    for a fifth of a second, and the event loop's thread waits that long for it."""
+def _tally(lines: Sequence[str]) -> Counter[str]:
+    """How often each line occurs. In slices: one C call over 400,000 lines holds the GIL for a fifth of a second,
+    and the event loop's thread waits that long for it."""
     seen: Counter[str] = Counter()
-    last: dict[str, int] = {}
     for start in range(0, len(lines), _SLICE):
-        part = lines[start : start + _SLICE]
-        seen.update(part)
-        last.update(zip(part, range(start, start + len(part)), strict=True))
-    return seen, last
+        seen.update(lines[start : start + _SLICE])
+    return seen
 
 
-def _anchors(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
-    """(index in old, index in new) of the lines unique to each side that form the longest run in the same order."""
-    (in_old, _), (in_new, at_new) = _tally(old), _tally(new)
-    pairs = [(index, at_new[line]) for index, line in enumerate(old) if in_old[line] == 1 and in_new.get(line) == 1]
-    # Longest increasing run of the `new` indexes (pairs are in `old` order): patience sorting.
-    tails: list[int] = []  # the smallest `new` index that ends a run of each length
-    tail_pair: list[int] = []  # which pair that is
-    previous = [-1] * len(pairs)
-    for number, (_, index) in enumerate(pairs):
+def _anchors(old: Sequence[str], new: Sequence[str]) -> tuple[array[int], array[int]]:
+    """The indexes in old and in new of the lines unique to each side that form the longest run in the same order."""
+    in_old, in_new = _tally(old), _tally(new)
+    at_new = {line: index for index, line in enumerate(new) if in_new[line] == 1}
+    del in_new
+    # the pairs, in `old` order, as two arrays: 16 bytes a pair rather than a tuple's 90
+    at_old, in_order = array("l"), array("l")
+    for index, line in enumerate(old):
+        if in_old[line] == 1 and line in at_new:
+            at_old.append(index)
+            in_order.append(at_new[line])
+    del in_old, at_new
+    # Longest increasing run of the `new` indexes: patience sorting.
+    tails = array("l")  # the smallest `new` index that ends a run of each length
+    tail_pair = array("l")  # which pair that is
+    previous = array("l", [-1]) * len(in_order)
+    for number, index in enumerate(in_order):
         length = bisect.bisect_left(tails, index)
         if length == len(tails):
             tails.append(index)
@@ -82,19 +88,25 @@ def _anchors(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int]]:
         else:
             tails[length], tail_pair[length] = index, number
         previous[number] = tail_pair[length - 1] if length else -1
-    run: list[tuple[int, int]] = []
+    run_old, run_new = array("l"), array("l")
     number = tail_pair[-1] if tail_pair else -1
     while number != -1:
-        run.append(pairs[number])
+        run_old.append(at_old[number])
+        run_new.append(in_order[number])
         number = previous[number]
-    return run[::-1]
+    run_old.reverse()
+    run_new.reverse()
+    return run_old, run_new
 
 
 def _matched(old: Sequence[str], new: Sequence[str]) -> int:
     """How many lines the anchors and the equal lines around them match."""
     matched = 0
     low_old = low_new = 0
-    for high_old, high_new in [*_anchors(old, new), (len(old), len(new))]:
+    run_old, run_new = _anchors(old, new)
+    run_old.append(len(old))  # the end: the gap after the last anchor
+    run_new.append(len(new))
+    for high_old, high_new in zip(run_old, run_new, strict=True):
         # the gap between the last match and this anchor: equal lines from either end are matches too
         while low_old < high_old and low_new < high_new and old[low_old] == new[low_new]:
             low_old, low_new, matched = low_old + 1, low_new + 1, matched + 1
