@@ -30,23 +30,37 @@ def _lines(data: bytes | None) -> list[str]:
 
 def counts(before: bytes | None, after: bytes | None) -> tuple[int, int]:
     """Lines added and removed between two contents (None: no file)."""
-    old, new = _lines(before), _lines(after)
+    old: Sequence[str] = _lines(before)
+    new: Sequence[str] = _lines(after)
     if len(old) <= EXACT_LINES and len(new) <= EXACT_LINES:
         return _exact(old, new)
-    start = 0
-    while start < len(old) and start < len(new) and old[start] == new[start]:
-        start += 1
-    end_old, end_new = len(old), len(new)
-    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
-        end_old, end_new = end_old - 1, end_new - 1
-    old, new = old[start:end_old], new[start:end_new]
+    old, new = _middles(old, new)
     if len(old) <= EXACT_LINES and len(new) <= EXACT_LINES:
         return _exact(old, new)
     matched = _matched(old, new)
     return len(new) - matched, len(old) - matched
 
 
-def _exact(old: list[str], new: list[str]) -> tuple[int, int]:
+def difflib_bounded(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether difflib over these lines is cheap: few lines, or few between what they start and end with alike."""
+    if len(old) <= EXACT_LINES and len(new) <= EXACT_LINES:
+        return True
+    old_middle, new_middle = _middles(old, new)
+    return len(old_middle) <= EXACT_LINES and len(new_middle) <= EXACT_LINES
+
+
+def _middles(old: Sequence[str], new: Sequence[str]) -> tuple[Sequence[str], Sequence[str]]:
+    """The lines between the ones both start with and the ones both end with."""
+    start = 0
+    while start < len(old) and start < len(new) and old[start] == new[start]:
+        start += 1
+    end_old, end_new = len(old), len(new)
+    while end_old > start and end_new > start and old[end_old - 1] == new[end_new - 1]:
+        end_old, end_new = end_old - 1, end_new - 1
+    return old[start:end_old], new[start:end_new]
+
+
+def _exact(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
     added = removed = 0
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
         if tag != "equal":
