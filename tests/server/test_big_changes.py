@@ -164,6 +164,25 @@ async def test_links_a_command_makes_to_outside_the_project_or_to_a_device_are_r
     )
 
 
+async def test_outside_git_too_a_big_file_and_a_link_to_a_secret_are_reported_and_not_read(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "credentials"
+    secret.write_text("aws_secret_access_key = SECRET-KEY-DO-NOT-READ\n")
+    (workspace / "a.txt").write_text("a\n")
+    script = f"ln -s {secret} creds && truncate -s 1G disk.img"
+    with anyio.fail_after(60):
+        async with session("bare", make_settings(default_mode="bypass"), workspace) as run:
+            read = await command_turn(run, srv, script)
+            updates = run.client.updates(run.session_id)
+    assert read < 16 * MB, f"{read / MB:.0f} MB read to report a 1 GB file"
+    assert shown(change_report(updates)) == [
+        ("text", f"{workspace / 'creds'}: created (a link to {secret}: not followed)"),
+        ("text", f"{workspace / 'disk.img'}: created (1.0 GB: too large to read)"),
+    ]
+    assert "SECRET-KEY" not in json.dumps([u.model_dump(mode="json") for u in updates])
+
+
 async def test_a_shuffled_file_is_counted_without_holding_up_the_event_loop(
     make_settings: Any, srv: ScriptedModelServer, workspace: Path, tmp_path: Path
 ) -> None:
