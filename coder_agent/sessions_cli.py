@@ -162,7 +162,7 @@ def cmd_undo(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -
     import anyio
 
     from .agent.checkpoints import Checkpoints
-    from .agent.turn_files import read_bytes
+    from .agent.turn_files import reader
 
     record = find(store, args.id)
 
@@ -174,7 +174,8 @@ def cmd_undo(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -
             await anyio.Path(path).write_bytes(data)
 
     checkpoints = Checkpoints(store.checkpoints, record.id)
-    report = anyio.run(lambda: checkpoints.undo(read_bytes, write, args.turns, args.force))
+    read = reader([record.cwd, *record.additional_directories])
+    report = anyio.run(lambda: checkpoints.undo(read, write, args.turns, args.force))
     for path in report.restored:
         out.write(f"restored  {path}\n")
     for path in report.deleted:

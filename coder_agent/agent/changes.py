@@ -9,8 +9,8 @@ outside git be brought up to date from the files the events name.
 
 What a changed file held before the command is known when it was clean in git before the command (the same in
 the work tree, the index and the commit checked out then): that commit has it, whatever the command did to the
-index or to HEAD since (`prior_content`). Otherwise the caller may know it from its own records (the session's
-checkpoints), or not at all.
+index or to HEAD since (`prior_content`, which reads no more of it than a cap). Otherwise the caller may know it
+from its own records (the session's checkpoints), or not at all.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Literal
 import anyio
 
 from . import fs_events
+from .file_content import MAX_TAKEN_BYTES, TOO_LARGE, UNKNOWN, Content, too_large
 from .git import git_output
 from .ignore import walk, walked
 
@@ -166,12 +167,42 @@ def compare(before: Look, after: Look, committed: frozenset[str] = frozenset()) 
 _CLEAN = Stat(-1, -1)  # stands for "as the commit checked out has it" in a git look
 
 
-async def prior_content(look: Look, path: str) -> bytes | None:
-    """What a file that was clean at `look` held then (from the commit checked out then), or None."""
+async def prior_content(look: Look, path: str, cap: int = MAX_TAKEN_BYTES, past_cap: str = TOO_LARGE) -> Content:
+    """What a file that was clean at `look` held then (from the commit checked out then): its bytes when at most
+    `cap`; else its size (and `past_cap`), or that it was a link (`UNKNOWN` when git cannot say).
+
+    The entry is listed first, with its size: git's whole output is held in memory, and a 1 GB blob must not be.
+    """
     if look.top is None or look.head is None:
-        return None
+        return UNKNOWN
     relative = _in_top(path, look.top)
-    return await git_output(look.top, "show", f"{look.head}:{relative}", timeout=STATUS_TIMEOUT)
+    listed = await git_output(look.top, "ls-tree", "-l", "-z", look.head, "--", relative, timeout=STATUS_TIMEOUT)
+    entry = _tree_entry(listed or b"", relative)
+    if entry is None:
+        return UNKNOWN
+    mode, kind, blob, size = entry
+    if kind != "blob":
+        return UNKNOWN  # a submodule's commit: not a file's content
+    if size > cap:
+        return too_large(size, past_cap)
+    data = await git_output(look.top, "cat-file", "blob", blob, timeout=STATUS_TIMEOUT)
+    if data is None:
+        return UNKNOWN
+    if mode == "120000":  # a symbolic link: git keeps its target
+        return Content(size=size, withheld=f"a link to {data.decode('utf-8', 'replace')}: not followed")
+    return Content(data, size=len(data))
+
+
+def _tree_entry(listed: bytes, relative: str) -> tuple[str, str, str, int] | None:
+    """The (mode, type, object, size) of `relative` in `git ls-tree -l -z` output, or None when it is not listed."""
+    name = relative.replace(os.sep, "/").encode("utf-8", "surrogateescape")
+    for line in listed.split(b"\0"):
+        meta, _, path = line.partition(b"\t")
+        fields = meta.split()
+        if path == name and len(fields) == 4:
+            mode, kind, blob, size = (field.decode("ascii", "replace") for field in fields)
+            return mode, kind, blob, int(size) if size.isdigit() else 0
+    return None
 
 
 async def _committed(before: Look, after: Look) -> frozenset[str]:

@@ -4,24 +4,28 @@ Before a turn first changes a file (through an edit tool or a command), the file
 session store; at the end of the turn its new state is recorded too, so `undo` can tell a file the user (or
 anyone) changed since from one it may safely put back. Files larger than `max_bytes` are not kept, and a file a
 command changed without the agent knowing its earlier content cannot be restored: both are said, never skipped
-silently.
+silently. A file's content is what `file_content` took of it: past the read cap (or a link, or no regular file)
+there are no bytes, only what it is, and the summary says that instead of line counts.
 """
 
 from __future__ import annotations
 
-import difflib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+import anyio
+
 from ..store.base import StoreError
 from ..store.checkpoints import FileEntry, SqliteCheckpoints, TurnRecord, Version, content_hash
+from .file_content import MAX_TAKEN_BYTES, Content, size_text
+from .line_counts import counts
 
 log = logging.getLogger(__name__)
 
-MAX_KEPT_BYTES = 4 * 1024 * 1024
+MAX_KEPT_BYTES = MAX_TAKEN_BYTES  # a file larger than what is read of it could not be kept anyway
 
-Read = Callable[[str], Awaitable[bytes | None]]  # a file's bytes now, or None when it does not exist
+Read = Callable[[str], Awaitable[Content]]  # what a file holds now, as far as it may be read
 Write = Callable[[str, bytes | None], Awaitable[None]]  # put bytes in a file, or delete it (None)
 
 
@@ -31,23 +35,9 @@ class Changed:
 
     path: str
     kind: str  # "created", "modified", "deleted"
-    added: int  # lines
-    removed: int
-
-
-def _lines(data: bytes | None) -> list[str]:
-    return [] if data is None else data.decode("utf-8", "replace").splitlines()
-
-
-def counts(before: bytes | None, after: bytes | None) -> tuple[int, int]:
-    """Lines added and removed between two contents."""
-    added = removed = 0
-    for line in difflib.unified_diff(_lines(before), _lines(after), lineterm="", n=0):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return added, removed
+    added: int | None  # lines; None when they were not counted (`note` says why)
+    removed: int | None
+    note: str | None = None
 
 
 @dataclass
@@ -84,7 +74,7 @@ class Checkpoints:
         self._max_bytes = max_bytes
         self.turn: int | None = None
         self._touched: list[str] = []
-        self._befores: dict[str, bytes | None] = {}  # this turn's prior contents (for the summary)
+        self._befores: dict[str, Content] = {}  # this turn's prior contents (for the summary)
 
     def begin_turn(self, messages_before: int, compactions: int = 0) -> None:
         self.turn, self._touched, self._befores = None, [], {}
@@ -96,40 +86,42 @@ class Checkpoints:
         except StoreError as exc:
             log.error("no checkpoint for this turn: %s", exc)
 
-    def _version(self, data: bytes | None, note: str | None = None) -> Version:
-        if data is None:
+    def _version(self, content: Content) -> Version:
+        if not content.exists:
             return Version("absent")
-        if len(data) > self._max_bytes:
-            size = f"{len(data) / 1024 / 1024:.1f} MB"
-            return Version(
-                "not_kept", note=f"too large to keep ({size}; the limit is {self._max_bytes // 1024 // 1024} MB)"
-            )
+        data = content.data
+        if data is None or len(data) > self._max_bytes:
+            size = content.size if data is None else len(data)
+            if data is None and (size is None or size <= self._max_bytes):  # a link, a device, not known ...
+                return Version("not_kept", note=content.withheld)
+            limit = f"the limit is {self._max_bytes // 1024 // 1024} MB"
+            return Version("not_kept", note=f"too large to keep ({size_text(size or 0)}; {limit})")
         assert self._store is not None
         return Version("kept", self._store.keep(data))
 
-    def before_change(self, path: str, data: bytes | None, known: bool = True) -> None:
-        """`path` is about to change (or just did): `data` is what it held before (None: it did not exist).
+    def before_change(self, path: str, before: Content) -> None:
+        """`path` is about to change (or just did): `before` is what it held before (`UNKNOWN`: not known).
 
-        Only the first call of a turn for a path counts. `known=False`: the earlier content is not known.
+        Only the first call of a turn for a path counts.
         """
         if path in self._befores:
             return
-        self._befores[path] = data if known else None
+        self._befores[path] = before
         self._touched.append(path)
         if self._store is None or self.turn is None:
             return
-        version = self._version(data) if known else Version("not_kept", note="its content before was not known")
+        version = self._version(before)
         try:
             self._store.record_before(self._session_id, self.turn, path, version)
         except StoreError as exc:
             log.error("checkpoint of %s not kept: %s", path, exc)
 
-    def after_change(self, path: str, data: bytes | None) -> None:
+    def after_change(self, path: str, after: Content) -> None:
         """What `path` holds now, as far as the turn knows: kept at once, so an undo after a crash can check it."""
         if self._store is None or self.turn is None or path not in self._befores:
             return
         try:
-            self._store.record_after(self._session_id, self.turn, path, self._version(data))
+            self._store.record_after(self._session_id, self.turn, path, self._version(after))
         except StoreError as exc:
             log.error("checkpoint of %s not kept: %s", path, exc)
 
@@ -142,11 +134,16 @@ class Checkpoints:
         for path in self._touched:
             after = await read(path)
             before = self._befores[path]
-            if after == before:
+            if after.same_as(before):
                 continue
-            kind = "created" if before is None else "deleted" if after is None else "modified"
-            added, removed = counts(before, after)
-            summary.append(Changed(path, kind, added, removed))
+            kind = "created" if not before.exists else "deleted" if not after.exists else "modified"
+            if before.known and after.known:
+                # Off the event loop: even bounded (`line_counts`), counting 4 MB a side takes a second or two.
+                added, removed = await anyio.to_thread.run_sync(counts, before.data, after.data)
+                summary.append(Changed(path, kind, added, removed))
+            else:
+                note = after.withheld if not after.known else before.withheld
+                summary.append(Changed(path, kind, None, None, note))
             if self._store is not None and self.turn is not None:
                 try:
                     self._store.record_after(self._session_id, self.turn, path, self._version(after))
@@ -191,12 +188,17 @@ class Checkpoints:
             report.not_kept.append(path)
             return
         now = await read(path)
+        found: str | None
+        if now.exists and now.data is None:
+            found = "withheld"  # past the cap, a link ...: it cannot be what was kept
+        else:
+            found = content_hash(now.data) if now.data is not None else None
         expected = None if after.state == "absent" else after.hash
-        if not force and (after.state == "not_kept" or (content_hash(now) if now is not None else None) != expected):
+        if not force and (after.state == "not_kept" or found != expected):
             report.changed_since.append(path)
             return
         if before.state == "absent":
-            if now is not None:
+            if now.exists:
                 await write(path, None)
                 report.deleted.append(path)
             return
@@ -233,7 +235,10 @@ def summary_text(changes: Sequence[Changed], display: Callable[[str], str]) -> s
     """The per-turn summary shown to the user: each file with its +/- line counts."""
     width = max((len(display(c.path)) for c in changes), default=0)
     lines = [
-        f"{display(c.path):<{width}}  +{c.added} -{c.removed}" + (f"  ({c.kind})" if c.kind != "modified" else "")
-        for c in changes
+        f"{display(c.path):<{width}}  {_what(c)}" + (f"  ({c.kind})" if c.kind != "modified" else "") for c in changes
     ]
     return f"Changed {len(changes)} file{'s' if len(changes) != 1 else ''}:\n" + "\n".join(lines)
+
+
+def _what(change: Changed) -> str:
+    return f"+{change.added} -{change.removed}" if change.note is None else change.note

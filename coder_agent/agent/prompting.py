@@ -234,12 +234,12 @@ class Turns(CommandServices):
         """`/undo`: put back the files the session's last `turns` turns changed; the model hears of it with the
         next prompt."""
         from .files import Files
-        from .turn_files import read_bytes
+        from .turn_files import reader
 
         if session.checkpoints is None:
             return UndoReport()
         files = Files(self._client, session.id)
-        report = await session.checkpoints.undo(read_bytes, files.put_bytes, turns, force)
+        report = await session.checkpoints.undo(reader(session.roots), files.put_bytes, turns, force)
         if not report.nothing:
             session.notes.append(report.for_model())
             self._sessions.save(session)
@@ -250,7 +250,7 @@ class Turns(CommandServices):
         is the session as it was before them. Files someone changed since are left (unless `force`), and said.
         The turn that asks (the command's own) does not count."""
         from .files import Files
-        from .turn_files import read_bytes
+        from .turn_files import reader
 
         records = session.checkpoints.turn_records() if session.checkpoints is not None else []
         if records and session.checkpoints is not None and records[-1].turn == session.checkpoints.turn:
@@ -265,7 +265,7 @@ class Turns(CommandServices):
         first = since_compaction[-turns]
         files = Files(self._client, session.id)
         numbers = [record.turn for record in since_compaction[-turns:]]
-        report = await session.checkpoints.undo(read_bytes, files.put_bytes, force=force, numbers=numbers)
+        report = await session.checkpoints.undo(reader(session.roots), files.put_bytes, force=force, numbers=numbers)
         session.forget_from(first.messages_before)
         session.checkpoints.forget_from(first.turn, first.updates_before)
         if report.changed_since or report.not_kept:

@@ -9,6 +9,7 @@ import re
 from rich.text import Text
 
 from ..acp.schema import DiffContent, PlanEntry
+from ..agent.line_counts import difflib_bounded
 from .output import RunResult
 
 MAX_DIFF_LINES = 200
@@ -49,6 +50,8 @@ def diff_text(diff: DiffContent, cwd: str, limit: int = MAX_DIFF_LINES) -> Text:
     name = shown_path(diff.path, cwd)
     old = (diff.old_text or "").splitlines()
     new = diff.new_text.splitlines()
+    if not difflib_bounded(old, new):  # quadratic on this (a shuffled file): the run would stand still for it
+        return Text(f"  ({name}: {len(old):,} lines -> {len(new):,}, a change too large to show here)\n", style="dim")
     source = "/dev/null" if diff.old_text is None else f"a/{name}"
     lines = list(difflib.unified_diff(old, new, source, f"b/{name}", lineterm=""))
     if not lines:

@@ -40,7 +40,7 @@ async def test_a_command_that_edits_creates_and_deletes_is_seen_in_a_git_work_tr
     found = await watch.changes()
     assert summary(found) == [("a.txt", "modified", True), ("b.txt", "deleted", True), ("c.txt", "created", False)]
     look, seen = found[0]
-    assert await prior_content(look, seen.path) == b"a\n"  # type: ignore[arg-type, attr-defined]
+    assert (await prior_content(look, seen.path)).data == b"a\n"  # type: ignore[arg-type, attr-defined]
 
 
 async def test_the_prior_content_survives_a_command_that_stages_and_commits_its_change(repo: Path) -> None:
@@ -49,7 +49,7 @@ async def test_the_prior_content_survives_a_command_that_stages_and_commits_its_
     sh(repo, "printf 'changed\\n' > a.txt && git add a.txt && git -c user.email=t@t -c user.name=t commit -qm x")
     [(look, seen)] = await watch.changes()
     assert (os.path.basename(seen.path), seen.kind) == ("a.txt", "modified")
-    assert await prior_content(look, seen.path) == b"a\n"
+    assert (await prior_content(look, seen.path)).data == b"a\n"
 
 
 async def test_a_file_already_dirty_is_reported_when_the_command_changes_it_again(repo: Path) -> None:

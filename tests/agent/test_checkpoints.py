@@ -8,17 +8,15 @@ import anyio
 import pytest
 
 from coder_agent.agent.checkpoints import Checkpoints, summary_text
+from coder_agent.agent.file_content import UNKNOWN, Content, of_bytes, take
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
 
 pytestmark = pytest.mark.anyio
 
 
-async def read(path: str) -> bytes | None:
-    try:
-        return await anyio.Path(path).read_bytes()
-    except FileNotFoundError:
-        return None
+async def read(path: str) -> Content:
+    return await anyio.to_thread.run_sync(take, path)
 
 
 async def write(path: str, data: bytes | None) -> None:
@@ -91,8 +89,8 @@ async def test_too_large_and_unknown_contents_are_said_not_kept(store: SqliteSes
     unknown.write_bytes(b"?\n")
     checkpoints = Checkpoints(store.checkpoints, "s1", max_bytes=1024)
     checkpoints.begin_turn(0)
-    checkpoints.before_change(str(big), big.read_bytes())
-    checkpoints.before_change(str(unknown), None, known=False)
+    checkpoints.before_change(str(big), of_bytes(big.read_bytes()))
+    checkpoints.before_change(str(unknown), UNKNOWN)
     big.write_bytes(b"small\n")
     unknown.write_bytes(b"regenerated\n")
     await checkpoints.end_turn(read)

@@ -192,4 +192,4 @@ async def test_a_root_named_by_a_symlink_is_watched_and_symlinked_folders_in_it_
     sh(link, "printf 'B\\n' > b.txt")
     [(seen_in, seen)] = await watch.changes()
     assert seen.path == str(link / "b.txt")  # named as the session names it
-    assert await changes.prior_content(seen_in, seen.path) == b"b\n"
+    assert (await changes.prior_content(seen_in, seen.path)).data == b"b\n"

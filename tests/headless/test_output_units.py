@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 
 import anyio
 import pytest
@@ -70,6 +71,18 @@ def test_a_new_file_diffs_from_dev_null() -> None:
     assert "--- /dev/null" in text
     assert "+++ b/src/new.py" in text
     assert "+x = 1" in text
+
+
+def test_a_change_difflib_would_take_seconds_over_is_summed_up_not_diffed() -> None:
+    numbers = [f"{number}\n" for number in range(100_000)]
+    shuffled = list(numbers)
+    random.Random(3).shuffle(shuffled)
+    diff = DiffContent(path="/w/numbers.txt", old_text="".join(numbers), new_text="".join(shuffled))
+    text = diff_text(diff, "/w").plain
+    assert text == "  (numbers.txt: 100,000 lines -> 100,000, a change too large to show here)\n"
+    edited = [*numbers[:50_000], "fifty thousand\n", *numbers[50_001:]]  # as large, but one line changed: shown
+    lines = diff_text(DiffContent(path="/w/numbers.txt", old_text="".join(numbers), new_text="".join(edited)), "/w")
+    assert "  -50000\n  +fifty thousand\n" in lines.plain
 
 
 def test_command_output_keeps_its_end() -> None:
