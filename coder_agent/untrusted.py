@@ -37,6 +37,11 @@ class Refused(OSError):
     def __str__(self) -> str:
         return f"{self.path}: {self.why}"
 
+    @property
+    def reason(self) -> str:
+        """`why` without its closing ": not read", for a caller that says "X was not read: <reason>" itself."""
+        return self.why.removesuffix(": not read")
+
 
 @dataclass(frozen=True)
 class Capped:
