@@ -179,7 +179,7 @@ class Turns(CommandServices):
         if resolved is not None and resolved.command.expand is not None:
             text = await resolved.command.expand(session, resolved.invocation.arguments)
             model_blocks = [TextContent(text=text), *resolved.invocation.rest]
-        user = await user_message_from_prompt(model_blocks, self._client, session.id)
+        user = await user_message_from_prompt(model_blocks, self._client, session.id, session.roots)
         if session.notes:  # what happened between the turns that the model must know (files undone ...)
             notes = "\n".join(f"[{note}]" for note in session.notes)
             user = user.model_copy(update={"parts": [TextPart(text=notes), *user.parts]})
