@@ -82,6 +82,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def kind_of(mode: int) -> str:
+    """What a file of this mode is, in words ("a pipe", "a device" ...), for a caller's own refusal."""
+    return _kind(mode)
+
+
 def _opened_as(fd: int) -> str | None:
     """What the descriptor really names (Linux's `/proc/self/fd`), or None where that cannot be asked."""
     try:
