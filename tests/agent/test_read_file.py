@@ -12,6 +12,7 @@ import pytest
 from coder_agent.acp.schema import ContentToolCallContent, TextContent, ToolCallLocation
 from coder_agent.agent.tools.base import ToolContext, ToolError
 from coder_agent.agent.tools.read_file import ReadFile
+from tests.support.hostile_checkout import lay_out
 
 from .file_fixtures import EditorClient, call, prepare
 
@@ -129,8 +130,7 @@ async def test_the_intent_names_the_file_and_range_and_points_at_the_line(any_ct
 async def test_a_pipe_or_a_device_is_refused_at_once_and_never_read(any_ctx: ToolContext, tmp_path: Path) -> None:
     """A checkout's `README.md` may be a FIFO or a link to /dev/zero or to the agent's own stdin: reading one
     would block for ever, take the machine's memory, or steal the protocol's input."""
-    fifo = tmp_path / "README.md"
-    os.mkfifo(fifo)
+    fifo = lay_out(["readme-fifo"], tmp_path, tmp_path / "fakehome").project / "README.md"
     valve = threading.Timer(10, _release, [fifo])  # a regression blocks on the FIFO: this ends the test then
     valve.start()
     try:
