@@ -73,6 +73,7 @@ async def test_the_prompt_is_answered_and_memory_stays_bounded(
             first = await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
             second = await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("and?")])
         peak = peak_rss(agent.proc.pid)
+    print(f"{case}, full agent: peak RSS {peak / 2**20:.0f} MiB")  # shown with -rP
     assert (first.stop_reason, second.stop_reason) == ("end_turn", "end_turn")
     assert says_not_read(system_text(srv.requests[0].body), checkout.project, CASES[case])
     assert peak < PEAK_RSS_LIMIT, f"peak RSS {peak / 2**20:.0f} MiB"
@@ -92,6 +93,7 @@ async def test_the_early_first_call_does_not_hang_on_them(
         rest: list[dict[str, Any]] = []
         done = await reply_to(raw, 2, rest)
         peak = peak_rss(raw.proc.pid)
+    print(f"{case}, early first call: peak RSS {peak / 2**20:.0f} MiB")  # shown with -rP
     assert [c["content"]["text"] for c in _chunks(early)] == ["Early ", "bird"]
     assert done["result"]["stopReason"] == "end_turn"
     assert len(srv.requests) == 1  # the early call, taken over
