@@ -102,7 +102,7 @@ def mcp_servers(settings: Settings, cwd: Path, report: Report) -> list[McpServer
             report.fix(problem)
         servers += found.servers
     try:
-        project = read(cwd / ".mcp.json")
+        project = read(cwd / ".mcp.json", [str(cwd)])  # the project's: only a regular file inside it
     except McpConfigError as exc:
         report.say(f"the project's {exc}")
         project = None

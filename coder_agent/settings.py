@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from .credentials import PREFIX, is_agent_variable
 from .modes import MODE_IDS
+from .untrusted import Refused, read_capped
 from .userfiles import CONFIG_FILE, config_dir, xdg_folder
 
 log = logging.getLogger(__name__)
@@ -340,14 +341,21 @@ def workspace_dotenv_warning(start: Path, environ: Mapping[str, str]) -> str | N
     """What to tell the user when the folder the agent starts in has a `.env` naming our settings or keys.
 
     That file is never read for settings or credentials (see the module's docstring). Only variable names are
-    quoted, never values; a file that is one of the user's own trusted files gets no warning.
+    quoted, never values; a file that is one of the user's own trusted files gets no warning. It is looked at
+    only if it is a regular file inside `start` once links are followed (`.env -> ~/elsewhere` is someone
+    else's choice of file), and only its first `MAX_WORKSPACE_DOTENV_BYTES`; one that is not is said to be so.
     """
     path = start / DOTENV
     try:
-        if not path.is_file() or any(path.samefile(own) for own in user_dotenv_files(environ) if own.exists()):
-            return None
-        with path.open("rb") as handle:
-            text = handle.read(MAX_WORKSPACE_DOTENV_BYTES).decode("utf-8", errors="replace")
+        if path.is_dir() or any(path.samefile(own) for own in user_dotenv_files(environ) if own.exists()):
+            return None  # a folder (a virtualenv called .env), or the user's own file
+        text = read_capped(str(path), MAX_WORKSPACE_DOTENV_BYTES, [str(start)]).data.decode("utf-8", "replace")
+    except Refused as exc:
+        return (
+            f"not looking at {path}: {exc.reason}. Settings and keys are never read from the folder the agent "
+            f"starts in (it may be someone else's repository): put them in {config_dir(environ) / DOTENV} or in "
+            "the editor's agent configuration (env)."
+        )
     except OSError:
         return None
     names = sorted(name for name in _parse_dotenv(text) if is_agent_variable(name))

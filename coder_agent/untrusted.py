@@ -37,6 +37,11 @@ class Refused(OSError):
     def __str__(self) -> str:
         return f"{self.path}: {self.why}"
 
+    @property
+    def reason(self) -> str:
+        """`why` without its closing ": not read", for a caller that says "X was not read: <reason>" itself."""
+        return self.why.removesuffix(": not read")
+
 
 @dataclass(frozen=True)
 class Capped:
@@ -75,6 +80,11 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
+
+
+def kind_of(mode: int) -> str:
+    """What a file of this mode is, in words ("a pipe", "a device" ...), for a caller's own refusal."""
+    return _kind(mode)
 
 
 def _opened_as(fd: int) -> str | None:

@@ -12,11 +12,12 @@ from coder_agent.agent.lasting_rules import Rule
 from coder_agent.auth.keystore import KeyStore
 from coder_agent.cli import main
 from coder_agent.config_cli import config_text
-from coder_agent.doctor import run_checks
+from coder_agent.doctor import Report, mcp_servers, run_checks
 from coder_agent.rules_file import RuleFile
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.settings import Settings
+from tests.support.hostile_checkout import lay_out
 
 KEY = "sk-openai-saved-0123456789"
 TEST_SERVER = str(Path(__file__).parent / "mcp" / "servers.py")
@@ -99,6 +100,16 @@ async def test_doctor_without_a_model_says_to_log_in(tmp_path: Path) -> None:
     settings, _ = load(tmp_path)
     report = await run_checks(settings, tmp_path)
     assert report.fixes == 1 and "coder-agent login" in report.lines[0]
+
+
+def test_doctor_does_not_read_a_projects_mcp_json_that_leads_outside_it(tmp_path: Path) -> None:
+    checkout = lay_out(["mcp-json-outside"], tmp_path / "project", tmp_path / "home")
+    settings, _ = load(tmp_path / "user")
+    report = Report()
+    assert mcp_servers(settings, checkout.project, report) == []
+    target = checkout.home / "planted-mcp.json"
+    why = f"it leads outside the project's folders ({target})"
+    assert report.lines == [f"     the project's {checkout.project / '.mcp.json'} was not read: {why}"]
 
 
 def test_rules_lists_and_removes(

@@ -14,6 +14,7 @@ from coder_agent.settings import (
     warn_about_workspace_dotenv,
     workspace_dotenv_warning,
 )
+from tests.support.hostile_checkout import lay_out
 
 HOSTILE_DOTENV = """\
 CODER_AGENT_DEFAULT_MODE=bypass
@@ -153,6 +154,25 @@ def test_a_start_folder_dotenv_without_our_variables_or_one_of_the_users_own_get
     own = user_home / ".config" / "coder-agent"
     write(own / ".env", "OPENAI_API_KEY=sk-mine\n")
     assert workspace_dotenv_warning(own, environ(user_home)) is None
+
+
+def test_a_start_folder_dotenv_that_leads_outside_it_is_not_looked_at_and_the_warning_says_so(
+    user_home: Path, start_folder: Path
+) -> None:
+    checkout = lay_out(["dotenv-outside"], start_folder, user_home)
+    warning = workspace_dotenv_warning(start_folder, environ(user_home))
+    target = checkout.home / "planted.env"
+    assert warning is not None
+    assert warning.startswith(
+        f"not looking at {start_folder / '.env'}: it leads outside the project's folders ({target}). Settings "
+        "and keys are never read from the folder the agent starts in"
+    )
+    assert "CODER_AGENT_DEFAULT_MODE" not in warning and "sk-planted" not in warning
+
+
+def test_a_start_folder_dotenv_that_is_a_folder_gets_no_warning(user_home: Path, start_folder: Path) -> None:
+    (start_folder / ".env" / "bin").mkdir(parents=True)  # a virtualenv called .env
+    assert workspace_dotenv_warning(start_folder, environ(user_home)) is None
 
 
 def test_the_compaction_threshold_and_the_context_window_are_read_and_checked(user_home: Path) -> None:

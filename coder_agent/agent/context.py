@@ -1,8 +1,15 @@
-"""A prompt's content blocks -> the user message the model sees; linked files read through the client, capped."""
+"""A prompt's content blocks -> the user message the model sees; linked files read through the client, capped.
+
+A linked file named inside the session's roots must stay inside them once its links are followed: the user
+picked `notes.txt` in their project, not the `~/.aws/credentials` a cloned repository made it a link to. Such a
+file is not included; the model gets a note saying where it leads. Linking a file outside the roots by its own
+path is the user's explicit choice, and is honoured (a regular file, under the cap, not binary).
+"""
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import stat
 from collections.abc import Sequence
@@ -21,9 +28,12 @@ from ..acp.schema import (
     TextContent,
 )
 from ..llm.messages import ImagePart, TextPart, UserMessage, UserPart
+from ..untrusted import Refused, is_inside, open_checked, real_roots
 from .client import Client
 from .errors import ClientError, InvalidInput
-from .files import is_binary_file
+from .files import BINARY_SNIFF_BYTES, looks_binary
+
+log = logging.getLogger(__name__)
 
 MAX_LINKED_FILE_BYTES = 256 * 1024
 FIRST_PAGE_LINES = 1000  # a linked file is read through the client a page of lines at a time
@@ -33,6 +43,14 @@ INVALID_PARAMS = -32602  # what Zed answers for a read past the end of a file
 
 class TooLarge(Exception):
     """A linked file over `MAX_LINKED_FILE_BYTES`: the model is told how to read it instead."""
+
+
+class LeadsOutside(Exception):
+    """A linked file named inside the roots that is a link (or under one) to a file outside them."""
+
+    def __init__(self, real: str) -> None:
+        super().__init__(real)
+        self.real = real
 
 
 def file_path_of(uri: str) -> str | None:
@@ -48,6 +66,13 @@ def file_path_of(uri: str) -> str | None:
 
 def _framed(uri: str, text: str) -> str:
     return f'<context uri="{uri}">\n{text}\n</context>'
+
+
+def outside_note(path: str, real: str) -> str:
+    return (
+        f"[linked file {path} not included: it is a link to {real}, outside the project's folders. The user may "
+        "link that file itself to share it; do not read it otherwise.]"
+    )
 
 
 def too_large_note(path: str) -> str:
@@ -87,13 +112,19 @@ async def _read_paged(client: Client, session_id: str, path: str) -> str:
     return "".join(parts)
 
 
-async def _check_on_disk(path: str) -> None:
-    """Refuse what the disk already says cannot be included: too large, binary, not a file at all.
+def _check_on_disk(path: str, roots: Sequence[str]) -> None:
+    """Refuse what the disk already says cannot be included: a link out of the roots, too large, binary, not a
+    file at all (blocking: run it in a thread).
 
     A file that is not on disk may still be in an editor's buffers: the client is asked for it regardless.
     """
+    inside = real_roots(roots)
+    if is_inside(os.path.abspath(path), [*(os.path.abspath(root) for root in roots), *inside]):
+        real = os.path.realpath(path)
+        if not is_inside(real, inside):
+            raise LeadsOutside(real)
     try:
-        info = await anyio.Path(path).stat()
+        info = os.stat(path)
     except OSError:
         return
     if stat.S_ISDIR(info.st_mode):
@@ -102,14 +133,22 @@ async def _check_on_disk(path: str) -> None:
         raise ValueError(f"{path} is not a regular file")
     if info.st_size > MAX_LINKED_FILE_BYTES:
         raise TooLarge(path)
-    if await anyio.to_thread.run_sync(is_binary_file, path):
+    try:
+        fd, _ = open_checked(path)  # never blocks: a pipe swapped in since the stat is refused, not waited on
+    except Refused as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        head = os.read(fd, BINARY_SNIFF_BYTES)
+    finally:
+        os.close(fd)
+    if looks_binary(head):
         raise ValueError(f"{path} is a binary file")
 
 
-async def _read_linked_file(client: Client, session_id: str, path: str) -> str:
+async def _read_linked_file(client: Client, session_id: str, path: str, roots: Sequence[str]) -> str:
     """Read a linked file through the client, capped. Never a binary dump."""
     try:
-        await _check_on_disk(path)
+        await anyio.to_thread.run_sync(_check_on_disk, path, roots)
         return await _read_paged(client, session_id, path)
     except ClientError as exc:
         raise OSError(f"{path}: {exc.message}") from exc
@@ -117,12 +156,15 @@ async def _read_linked_file(client: Client, session_id: str, path: str) -> str:
         raise OSError(f"{path}: {exc.strerror or exc}") from exc
 
 
-async def _link_part(client: Client, session_id: str, block: ResourceLink) -> TextPart:
+async def _link_part(client: Client, session_id: str, block: ResourceLink, roots: Sequence[str]) -> TextPart:
     path = file_path_of(block.uri)
     if path is None:
         return TextPart(text=f"[linked resource: {block.name} <{block.uri}>]")
     try:
-        text = await _read_linked_file(client, session_id, path)
+        text = await _read_linked_file(client, session_id, path, roots)
+    except LeadsOutside as exc:
+        log.warning("the linked file %s was not included: it is a link to %s, outside the roots", path, exc.real)
+        return TextPart(text=outside_note(path, exc.real))
     except TooLarge:
         return TextPart(text=too_large_note(path))
     except (OSError, ValueError) as exc:
@@ -130,13 +172,16 @@ async def _link_part(client: Client, session_id: str, block: ResourceLink) -> Te
     return TextPart(text=_framed(block.uri, text))
 
 
-async def user_message_from_prompt(blocks: Sequence[ContentBlock], client: Client, session_id: str) -> UserMessage:
+async def user_message_from_prompt(
+    blocks: Sequence[ContentBlock], client: Client, session_id: str, roots: Sequence[str]
+) -> UserMessage:
+    """The user message of a prompt; `roots` are the session's folders (see the module's docstring)."""
     parts: list[UserPart] = []
     for block in blocks:
         if isinstance(block, TextContent):
             parts.append(TextPart(text=block.text))
         elif isinstance(block, ResourceLink):
-            parts.append(await _link_part(client, session_id, block))
+            parts.append(await _link_part(client, session_id, block, roots))
         elif isinstance(block, EmbeddedResource):
             resource = block.resource
             if isinstance(resource, BlobResourceContents):

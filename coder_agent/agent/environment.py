@@ -28,8 +28,8 @@ async def git_summary(cwd: str) -> str:
     return git_summary_text(branch, status)
 
 
-async def project_instructions(cwd: str) -> str:
-    return instructions_text(await anyio.to_thread.run_sync(read_instructions, cwd))
+async def project_instructions(cwd: str, roots: Sequence[str]) -> str:
+    return instructions_text(await anyio.to_thread.run_sync(read_instructions, cwd, roots))
 
 
 async def system_prompt(cwd: str, additional_directories: Sequence[str], today: datetime.date | None = None) -> str:
@@ -37,6 +37,6 @@ async def system_prompt(cwd: str, additional_directories: Sequence[str], today: 
         cwd,
         additional_directories,
         git=await git_summary(cwd),
-        instructions=await project_instructions(cwd),
+        instructions=await project_instructions(cwd, [cwd, *additional_directories]),
         today=today,
     )

@@ -6,8 +6,12 @@ atomically). What is a file at all, and whether it is binary, is the disk's word
 
 from __future__ import annotations
 
+import os
+import stat
+
 import anyio
 
+from ..untrusted import kind_of, open_checked
 from .client import Client
 from .errors import ClientError
 
@@ -23,8 +27,10 @@ def looks_binary(data: bytes) -> bool:
 
 
 def is_binary_file(path: str) -> bool:
-    """Whether the file on disk at `path` looks binary (blocking: run it in a thread)."""
-    with open(path, "rb") as handle:
+    """Whether the file on disk at `path` looks binary (blocking: run it in a thread). Opened without blocking:
+    what is not a regular file (any more) is refused (`untrusted.Refused`, an `OSError`)."""
+    fd, _ = open_checked(path)
+    with os.fdopen(fd, "rb") as handle:
         return looks_binary(handle.read(BINARY_SNIFF_BYTES))
 
 
@@ -39,9 +45,17 @@ class Files:
         Raises FileNotFoundError, IsADirectoryError, BinaryFileError or PermissionError.
         """
         target = anyio.Path(path)
-        if await target.is_dir():
+        try:
+            mode = (await target.stat()).st_mode
+        except OSError:
+            mode = None  # not on disk: an editor may still have it
+        if mode is not None and stat.S_ISDIR(mode):
             raise IsADirectoryError(f"{path} is a directory")
-        if await target.is_file() and await anyio.to_thread.run_sync(is_binary_file, path):
+        if mode is not None and not stat.S_ISREG(mode):
+            # A pipe, a device or a socket (`README.md -> /dev/zero`, `-> /proc/self/fd/0` in someone else's
+            # checkout) would block for ever, take the machine's memory or read the agent's own input.
+            raise OSError(f"it is {kind_of(mode)}, not a regular file")
+        if mode is not None and await anyio.to_thread.run_sync(is_binary_file, path):
             raise BinaryFileError(f"{path} is a binary file")
         try:
             # An editor may hold an unsaved buffer for a file that is not on disk yet: ask it first.

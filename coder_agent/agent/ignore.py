@@ -12,19 +12,27 @@ and does not keep escaped trailing spaces.
 
 A folder that git lists nothing in (e.g. one the .gitignore hides, such as `node_modules`) is walked
 instead: a search that names it explicitly still sees its files.
+
+A `.gitignore` is the project's: only a regular file inside the walked folder (once links are followed) is
+read, and only its first `MAX_GITIGNORE_BYTES` (a `.gitignore -> /dev/zero` or a pipe would take the memory or
+block the walk). One that is not read is skipped, logged and named in the listing's notes.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anyio
 import anyio.from_thread
 
+from ..untrusted import Refused, read_capped
 from .git import git_output
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SKIP = frozenset(
     {
@@ -43,6 +51,7 @@ DEFAULT_SKIP = frozenset(
 )
 GIT_TIMEOUT = 10.0
 MAX_FILES = 100_000
+MAX_GITIGNORE_BYTES = 1024 * 1024  # git has no limit; real ones are a few KiB
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,7 @@ class Listing:
     files: list[str]  # relative to root, "/"-separated, sorted
     capped: bool  # stopped at the file limit
     source: str  # "git" or "walk"
+    notes: list[str] = field(default_factory=list)  # what the walk could not honour (a .gitignore not read)
 
 
 def _segment(segment: str) -> str:
@@ -132,23 +142,43 @@ def _ignored(levels: list[_Level], rel: str, is_dir: bool) -> bool:
     return ignored
 
 
-def _read_gitignore(folder: str) -> list[_Rule]:
+def _read_gitignore(root: str, rel_dir: str, notes: list[str] | None = None) -> list[_Rule]:
+    """The rules of the `.gitignore` in `rel_dir` of `root`; none when it is missing or not read (said in `notes`)."""
+    name = f"{rel_dir}/.gitignore" if rel_dir else ".gitignore"
     try:
-        with open(os.path.join(folder, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            return parse_gitignore(handle.read())
-    except OSError:
+        got = read_capped(os.path.join(root, name), MAX_GITIGNORE_BYTES, [root])
+    except Refused as exc:
+        note = f"{name} was not read: {exc.reason}"
+    except (FileNotFoundError, NotADirectoryError):
         return []
+    except OSError as exc:
+        note = f"{name} was not read: {exc.strerror or exc}"
+    else:
+        text = got.data.decode("utf-8", errors="replace")
+        if got.cut:  # the last line may be cut in two: only whole lines are rules
+            text = text[: text.rfind("\n") + 1]
+            note = f"{name}: only the first {len(got.data):,} of its {got.size:,} bytes were read"
+            log.warning("under %s, %s", root, note)
+            if notes is not None:
+                notes.append(note)
+        return parse_gitignore(text)
+    log.warning("under %s, %s", root, note)
+    if notes is not None:
+        notes.append(note)
+    return []
 
 
 def _no_check() -> None:
     pass
 
 
-def walk(root: str, limit: int = MAX_FILES, check: Callable[[], None] = _no_check) -> tuple[list[str], bool]:
+def walk(
+    root: str, limit: int = MAX_FILES, check: Callable[[], None] = _no_check, notes: list[str] | None = None
+) -> tuple[list[str], bool]:
     """Files under `root` (relative paths), skipping `DEFAULT_SKIP` and what .gitignore files hide.
 
     `check` is called for each folder: in a worker thread, `anyio.from_thread.check_cancelled` ends a
-    cancelled walk early.
+    cancelled walk early. A .gitignore that is not read (or only in part) is said in `notes`.
     """
     files: list[str] = []
     stack: list[tuple[str, list[_Level]]] = [("", [])]
@@ -156,7 +186,7 @@ def walk(root: str, limit: int = MAX_FILES, check: Callable[[], None] = _no_chec
         check()
         rel_dir, levels = stack.pop()
         folder = os.path.join(root, rel_dir) if rel_dir else root
-        rules = _read_gitignore(folder)
+        rules = _read_gitignore(root, rel_dir, notes)
         if rules:
             levels = [*levels, _Level(rel_dir, rules)]
         try:
@@ -188,7 +218,7 @@ def walked(root: str, rel: str) -> bool:
     rel_dir = ""
     parts = rel.split("/")
     for index, name in enumerate(parts):
-        rules = _read_gitignore(os.path.join(root, rel_dir) if rel_dir else root)
+        rules = _read_gitignore(root, rel_dir)
         if rules:
             levels = [*levels, _Level(rel_dir, rules)]
         entry = f"{rel_dir}/{name}" if rel_dir else name
@@ -225,5 +255,6 @@ async def list_files(root: str, limit: int = MAX_FILES) -> Listing:
     if names:
         files, capped = await anyio.to_thread.run_sync(_existing, root, names, limit)
         return Listing(root, files, capped, "git")
-    files, capped = await anyio.to_thread.run_sync(walk, root, limit, anyio.from_thread.check_cancelled)
-    return Listing(root, files, capped, "walk")
+    notes: list[str] = []
+    files, capped = await anyio.to_thread.run_sync(walk, root, limit, anyio.from_thread.check_cancelled, notes)
+    return Listing(root, files, capped, "walk", notes)

@@ -13,9 +13,11 @@ import datetime
 import os
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..credentials import child_environment
+from ..untrusted import Refused, read_capped
 from .prompts import render
 
 
@@ -32,6 +34,9 @@ def os_name() -> str:
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTIONS_CHARS = 20_000
+# Read no more than this: it holds the first MAX_INSTRUCTIONS_CHARS characters of any UTF-8 text (4 bytes at most
+# each), so the cut is the same as when the whole file was read.
+MAX_INSTRUCTIONS_BYTES = 4 * MAX_INSTRUCTIONS_CHARS
 MAX_STATUS_LINES = 20
 GIT_TIMEOUT = 3.0
 
@@ -142,25 +147,62 @@ def instruction_paths(cwd: str) -> list[str]:
     return [str(Path(cwd) / name) for name in INSTRUCTION_FILES]
 
 
-def read_instructions(cwd: str) -> list[tuple[str, str]]:
-    """(path, text) of each instruction file in `cwd` that can be read (blocking)."""
+@dataclass(frozen=True)
+class Instructions:
+    """One instruction file: at most `MAX_INSTRUCTIONS_BYTES` of it, and its size; or why it was not read."""
+
+    path: str
+    data: bytes = b""
+    size: int = 0
+    refused: str = ""
+
+
+def read_instructions(cwd: str, roots: Sequence[str]) -> list[Instructions]:
+    """Each instruction file in `cwd` that is there (blocking). The project decides what these paths are: only a
+    regular file inside `roots` (once every link is followed) is read, and only its first bytes."""
     files = []
     for path in instruction_paths(cwd):
         try:
-            text = Path(path).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            got = read_capped(path, MAX_INSTRUCTIONS_BYTES, roots)
+        except (FileNotFoundError, NotADirectoryError):
             continue
-        files.append((path, text))
+        except Refused as exc:
+            files.append(_not_read(path, exc.reason))
+            continue
+        except OSError as exc:
+            files.append(_not_read(path, f"it could not be read: {exc.strerror or exc}"))
+            continue
+        files.append(Instructions(path, got.data, got.size))
     return files
 
 
-def instructions_text(files: Sequence[tuple[str, str]]) -> str:
-    """The prompt's instructions section from the files' (path, text)."""
+def _not_read(path: str, why: str) -> Instructions:
+    import logging  # here: the early first call's path imports no logging unless a file is refused
+
+    logging.getLogger(__name__).warning("the instruction file %s was not read: %s", path, why)
+    return Instructions(path, refused=why)
+
+
+def _text(data: bytes) -> str:
+    """The bytes as `Path.read_text` gives them: undecodable bytes replaced, every line end made a newline."""
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def instructions_text(files: Sequence[Instructions]) -> str:
+    """The prompt's instructions section from the files; one that was cut or not read says so."""
     sections = []
-    for path, text in files:
-        if len(text) > MAX_INSTRUCTIONS_CHARS:
-            text = text[:MAX_INSTRUCTIONS_CHARS] + "\n[... truncated]"
-        sections.append(f'<project-instructions file="{path}">\n{text.strip()}\n</project-instructions>')
+    for file in files:
+        name = os.path.basename(file.path)
+        if file.refused:
+            text = f"[{name} was not read: {file.refused}]"
+        else:
+            text = _text(file.data)
+            if len(text) > MAX_INSTRUCTIONS_CHARS or len(file.data) < file.size:
+                text = (
+                    f"{text[:MAX_INSTRUCTIONS_CHARS]}\n[{name} is cut here: only its first "
+                    f"{min(len(text), MAX_INSTRUCTIONS_CHARS):,} characters of {file.size:,} bytes were read]"
+                )
+        sections.append(f'<project-instructions file="{file.path}">\n{text.strip()}\n</project-instructions>')
     return "\n\n".join(sections) or "(none)"
 
 
@@ -228,6 +270,6 @@ def system_prompt_now(cwd: str, additional_directories: Sequence[str], today: da
         cwd,
         additional_directories,
         git=git_summary_now(cwd),
-        instructions=instructions_text(read_instructions(cwd)),
+        instructions=instructions_text(read_instructions(cwd, [cwd, *additional_directories])),
         today=today,
     )

@@ -24,7 +24,7 @@ from .client import META_KEY, Client
 from .commands import Commands, CommandServices
 from .compactor import Compactor
 from .errors import AgentError, Busy, ClientError, InvalidInput, NotConfigured
-from .images import refuse_unseen_images
+from .images import refuse_bad_images, refuse_unseen_images
 from .session import LastTurn, Session, new_id
 from .sessions import Sessions, now
 from .titles import title_from_prompt
@@ -124,6 +124,7 @@ class Turns(CommandServices):
         if session.model is None:
             raise NotConfigured(NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
         refuse_unseen_images(session.model, blocks)
+        refuse_bad_images(blocks)  # before anything is sent or stored
         await _wait_for_cancelled_turn(session)
         model = self._model_for(session.model, session.thought_level)
         ended = LastTurn("error", "the turn stopped unexpectedly")
@@ -179,7 +180,7 @@ class Turns(CommandServices):
         if resolved is not None and resolved.command.expand is not None:
             text = await resolved.command.expand(session, resolved.invocation.arguments)
             model_blocks = [TextContent(text=text), *resolved.invocation.rest]
-        user = await user_message_from_prompt(model_blocks, self._client, session.id)
+        user = await user_message_from_prompt(model_blocks, self._client, session.id, session.roots)
         if session.notes:  # what happened between the turns that the model must know (files undone ...)
             notes = "\n".join(f"[{note}]" for note in session.notes)
             user = user.model_copy(update={"parts": [TextPart(text=notes), *user.parts]})

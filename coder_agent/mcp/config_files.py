@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..acp.schema import EnvVariable, McpServer, McpServerHttp, McpServerSse, McpServerStdio
 from ..acp.schema.session import HttpHeader
+from ..untrusted import Refused, read_capped
 
 MAX_FILE_BYTES = 1024 * 1024
 HTTP_TYPES = ("http", "streamable-http", "streamable_http", "streamableHttp")
@@ -103,8 +104,14 @@ def parse(path: Path, data: bytes) -> McpFile:
     return result
 
 
-def read(path: Path) -> McpFile | None:
-    """The servers `path` names; None when there is no such file; `McpConfigError` when it is unusable."""
+def read(path: Path, roots: Sequence[str] | None = None) -> McpFile | None:
+    """The servers `path` names; None when there is no such file; `McpConfigError` when it is unusable.
+
+    With `roots` (a project's file: the project decides what its path is) only a regular file inside them, once
+    links are followed, is read: a link outside, a pipe or a device is refused unread. The user's own files
+    (`roots` None) may be anything they name."""
+    if roots is not None:
+        return _read_untrusted(path, roots)
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -115,6 +122,20 @@ def read(path: Path) -> McpFile | None:
     if len(data) > MAX_FILE_BYTES:
         raise McpConfigError(f"{path} is larger than {MAX_FILE_BYTES} bytes")
     return parse(path, data)
+
+
+def _read_untrusted(path: Path, roots: Sequence[str]) -> McpFile | None:
+    try:
+        got = read_capped(str(path), MAX_FILE_BYTES, roots)
+    except Refused as exc:
+        raise McpConfigError(f"{path} was not read: {exc.reason}") from None
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise McpConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if got.cut:
+        raise McpConfigError(f"{path} is larger than {MAX_FILE_BYTES} bytes ({got.size:,})")
+    return parse(path, got.data)
 
 
 def describe(server: McpServer) -> str:

@@ -8,7 +8,9 @@ In order, the first server of a name winning:
 3. the project's `.mcp.json` (in the session's cwd), only once the user approved it: it starts processes, and
    the project may be someone else's. The first prompt of a session asks (`session/request_permission`, before
    the turn); a lasting answer is kept in the user's config keyed by the file's path and content hash, so a
-   file that changes is asked about again.
+   file that changes is asked about again. The project decides what that path is: only a regular file inside the
+   session's roots is read (`mcp.config_files.read`); one that is not, or cannot be used, is logged, and the
+   user is told at the first prompt that its servers were not started and why.
 
 Servers connect in the background: nobody waits for them here.
 """
@@ -75,6 +77,7 @@ class SessionMcp:
         self._background = background
         self._editor: dict[str, list[McpServer]] = {}
         self._pending: dict[str, McpFile] = {}  # session -> the project file the user has not answered yet
+        self._unusable: dict[str, str] = {}  # session -> why its project file was not used, told at its first prompt
         self._reported: set[str] = set()
         self._on_ready: dict[str, Callable[[], Awaitable[None]]] = {}  # session -> when its servers are up
 
@@ -106,8 +109,9 @@ class SessionMcp:
             servers += found.servers if found else []
         return servers
 
-    def project_file(self, cwd: str) -> McpFile | None:
-        """The project's `.mcp.json`, when it names servers and the user did not already give it explicitly."""
+    def project_file(self, cwd: str, roots: Sequence[str]) -> McpFile | str | None:
+        """The project's `.mcp.json`, when it names servers and the user did not already give it explicitly; why
+        it cannot be used, when it is there but cannot be (not read, or not a valid config)."""
         path = Path(cwd) / PROJECT_FILE
         given = [Path(name).expanduser() for name in self._settings().mcp_config]
         try:
@@ -115,7 +119,13 @@ class SessionMcp:
                 return None  # named by the user (`--mcp-config`): consented already
         except OSError:
             return None
-        found = self._read(path)
+        try:
+            found = read(path, roots)
+        except McpConfigError as exc:
+            self._warn_once(f"{exc}; its MCP servers are not used")
+            return str(exc)
+        for problem in found.problems if found else ():
+            self._warn_once(problem)
         return found if found is not None and found.servers else None
 
     def _trust(self) -> ProjectTrust | None:
@@ -134,9 +144,12 @@ class SessionMcp:
         if on_ready is not None:
             self._on_ready[session.id] = on_ready
         self._pending.pop(session.id, None)
+        self._unusable.pop(session.id, None)
         groups = [editor_servers, self.user_servers()]
-        project = self.project_file(session.cwd)
-        if project is not None:
+        project = self.project_file(session.cwd, session.roots)
+        if isinstance(project, str):
+            self._unusable[session.id] = project
+        elif project is not None:
             trust = self._trust()
             decision = trust.decision(project.path, project.digest) if trust is not None else None
             if decision == "allow":
@@ -149,10 +162,17 @@ class SessionMcp:
     def forget(self, session_id: str) -> None:
         self._editor.pop(session_id, None)
         self._pending.pop(session_id, None)
+        self._unusable.pop(session_id, None)
         self._on_ready.pop(session_id, None)
 
     async def settle_project(self, session: Session) -> None:
-        """Before a prompt: ask about the project's `.mcp.json` if nobody has yet, and start its servers if allowed."""
+        """Before a prompt: ask about the project's `.mcp.json` if nobody has yet, and start its servers if allowed;
+        or tell the user why it was not used."""
+        unusable = self._unusable.pop(session.id, None)
+        if unusable is not None:
+            text = f"The project's MCP servers were not started: {unusable}."
+            notice = AgentMessageChunk(content=TextContent(text=text), message_id=new_id("notice"))
+            await session.publish(notice, keep=False)
         project = self._pending.pop(session.id, None)
         if project is None:
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
@@ -38,10 +39,11 @@ class MeteredEditor(EditorClient):
         return text
 
 
-async def linked(client: EditorClient | BareClient, path: Path) -> str:
+async def linked(client: EditorClient | BareClient, path: Path, roots: Sequence[Path] = ()) -> str:
     link = ResourceLink(uri=path.as_uri(), name=path.name)
+    folders = [str(root) for root in roots]
     async with anyio.create_task_group() as tasks:
-        message = await user_message_from_prompt([link], FillIn(client, tasks), SESSION)  # type: ignore[arg-type]
+        message = await user_message_from_prompt([link], FillIn(client, tasks), SESSION, folders)  # type: ignore[arg-type]
     [part] = message.parts
     assert isinstance(part, TextPart)
     return part.text

@@ -83,7 +83,8 @@ async def test_a_repository_with_changes_drivers_and_instructions(repo: Path, tm
     assert "branch main, 26 changed files:" in prompt  # 5 changed, 18 new, .gitattributes, AGENTS.md, CLAUDE.md
     assert "    ... and 6 more" in prompt
     assert f'<project-instructions file="{repo / "AGENTS.md"}">' in prompt
-    assert "[... truncated]" in prompt
+    size = len("# Agents\n\n") + MAX_INSTRUCTIONS_CHARS + 101
+    assert f"x\n[AGENTS.md is cut here: only its first 20,000 characters of {size:,} bytes were read]\n</" in prompt
     assert "Use tabs.\ufffd\n</project-instructions>" in prompt
     assert "\r" not in prompt
     assert f"Other directories in scope: {tmp_path / 'other'}, /somewhere else" in prompt

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,7 @@ import pytest
 from coder_agent.acp.schema import ContentToolCallContent, TextContent, ToolCallLocation
 from coder_agent.agent.tools.base import ToolContext, ToolError
 from coder_agent.agent.tools.read_file import ReadFile
+from tests.support.hostile_checkout import lay_out
 
 from .file_fixtures import EditorClient, call, prepare
 
@@ -121,3 +125,27 @@ async def test_the_intent_names_the_file_and_range_and_points_at_the_line(any_ct
     assert page.title == "Read src/a.py (lines 10-14)"
     assert page.locations[0].line == 10
     assert (await prepare(tool, any_ctx, path="/etc/hosts", offset=3)).title == "Read /etc/hosts (from line 3)"
+
+
+async def test_a_pipe_or_a_device_is_refused_at_once_and_never_read(any_ctx: ToolContext, tmp_path: Path) -> None:
+    """A checkout's `README.md` may be a FIFO or a link to /dev/zero or to the agent's own stdin: reading one
+    would block for ever, take the machine's memory, or steal the protocol's input."""
+    fifo = lay_out(["readme-fifo"], tmp_path, tmp_path / "fakehome").project / "README.md"
+    valve = threading.Timer(10, _release, [fifo])  # a regression blocks on the FIFO: this ends the test then
+    valve.start()
+    try:
+        started = time.monotonic()
+        with pytest.raises(ToolError) as refused:
+            await call(tool, any_ctx, path="README.md")
+        took = time.monotonic() - started
+    finally:
+        valve.cancel()
+    assert str(refused.value) == "could not read README.md: it is a pipe, not a regular file"
+    assert took < 5
+
+
+def _release(fifo: Path) -> None:
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass

@@ -217,3 +217,16 @@ async def test_the_intents_read_and_name_the_search(ctx: ToolContext) -> None:
     for tool, arguments, title, kind in cases:
         intent = await tool.prepare(tool.parse(arguments), ctx)
         assert (intent.title, intent.kind, intent.effect) == (title, kind, "read")
+
+
+async def test_outside_git_a_gitignore_that_is_not_read_is_named_in_what_the_model_sees(
+    tmp_path: Path, tasks: anyio.abc.TaskGroup
+) -> None:
+    root = tmp_path / "plain"
+    (root / "sub" / ".gitignore").mkdir(parents=True)  # not a file: the walk cannot honour it, and says so
+    (root / "sub" / "x.py").write_text("alpha\n")
+    ctx = make_ctx(NoTerminalClient(), root, tasks)
+    note = "(sub/.gitignore was not read: it is a folder, not a regular file)"
+    assert (await run(Glob(), ctx, pattern="**/*.py")).endswith(f"x.py\n{note}")
+    assert (await run(Grep(), ctx, pattern="alpha")).endswith(f"x.py:1:alpha\n{note}")
+    assert (await run(ListDir(), ctx)).endswith(f"x.py\n{note}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 from pathlib import Path
@@ -18,7 +19,7 @@ from tests.support.inproc import InprocAgent, inproc_agent
 pytestmark = pytest.mark.anyio
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-SCREENSHOT = PIXEL * 2000  # ~200 KB of base64, as a pasted screenshot is
+SCREENSHOT = base64.b64encode(base64.b64decode(PIXEL) * 2000).decode()  # ~180 KB of base64, as a screenshot is
 
 
 async def start(agent: InprocAgent, workspace: Path) -> tuple[bool, str]:
@@ -70,8 +71,8 @@ async def test_an_image_is_sent_to_a_model_that_sees_stored_once_and_replayed(
         messages = [row[0] for row in db.execute("SELECT body FROM messages WHERE session_id = ?", (session_id,))]
         blobs = db.execute("SELECT data FROM blobs WHERE session_id = ?", (session_id,)).fetchall()
     assert blobs == [(SCREENSHOT,)]  # the data, once
-    assert not any(PIXEL.encode() in body for body in updates)
-    assert not any(PIXEL in body for body in messages)
+    assert not any(SCREENSHOT[:200].encode() in body for body in updates)
+    assert not any(SCREENSHOT[:200] in body for body in messages)
     assert sum(len(body) for body in updates) + sum(len(body) for body in messages) < 10_000
     async with inproc_agent(settings) as agent:
         await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
@@ -83,3 +84,48 @@ async def test_an_image_is_sent_to_a_model_that_sees_stored_once_and_replayed(
     assert isinstance(shown, ImageContentBlock) and shown.data == SCREENSHOT and shown.mime_type == "image/png"
     assert sent_images(srv.requests[1].body) == [f"data:image/png;base64,{SCREENSHOT}"]  # the model still sees it
     assert json.loads(messages[0])["parts"][1]["data"].startswith("coder-agent-blob:")
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32
+BAD_IMAGES = {
+    "not base64": (("image/png", "iVBORw0KGgo=!*"), "its data is not valid base64"),
+    "svg": (("image/svg+xml", b64(b"<svg xmlns='http://www.w3.org/2000/svg'/>")), "its mimeType 'image/svg+xml' is"),
+    "text": (("image/png", b64(b"hello, not a picture")), "its data is not a PNG/JPEG/GIF/WebP image"),
+    "mismatch": (("image/png", b64(JPEG)), "its data is a JPEG image, but its mimeType says image/png"),
+    "data url": (("image/png", f"data:image/png;base64,{PIXEL}"), "its data is a data: URL"),
+    "too large": (
+        ("image/png", b64(b"\x89PNG\r\n\x1a\n" + bytes(4 * 1024 * 1024))),
+        "it is 5,592,416 characters of base64, more than the 5,242,880 (5 MiB) the models take",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_IMAGES))
+async def test_an_image_that_is_not_what_a_provider_takes_is_refused_naming_why_and_nothing_is_kept(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path, case: str
+) -> None:
+    (mime, data), why = BAD_IMAGES[case]
+    settings = make_settings(model="openai/gpt-4o")
+    srv.enqueue(Reply.text("a red pixel"))
+    async with inproc_agent(settings) as agent:
+        _, session_id = await start(agent, workspace)
+        with pytest.raises(RequestError) as refused:
+            bad = image_block(data, mime)
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("what is this?"), bad])
+        with sqlite3.connect(settings.home / "sessions.db") as db:
+            kept = [
+                db.execute(f"SELECT count(*) FROM {table} WHERE session_id = ?", (session_id,)).fetchone()[0]
+                for table in ("messages", "blobs")
+            ]
+        assert srv.requests == []  # nothing sent
+        assert kept == [0, 0]  # nothing stored
+        good = image_block(PIXEL, "image/png")
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("and this?"), good])
+    assert refused.value.code == -32602
+    assert f"the image in the prompt cannot be sent: {why}" in str(refused.value)
+    assert sent_images(srv.requests[0].body) == [f"data:image/png;base64,{PIXEL}"]  # the session goes on
+    assert [m["content"][0]["text"] for m in srv.requests[0].body["messages"] if m["role"] == "user"] == ["and this?"]

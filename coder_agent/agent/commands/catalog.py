@@ -74,7 +74,7 @@ class Commands:
         self._builtins = list(builtins)
 
     async def of(self, session: Session) -> list[Command]:
-        files = await anyio.to_thread.run_sync(command_files, self._user_folder, session.cwd)
+        files = await anyio.to_thread.run_sync(command_files, self._user_folder, session.cwd, session.roots)
         names = {command.name for command in self._builtins}
         commands = [*self._builtins, *(file.command() for file in files if file.name not in names)]
         source = session.tool_source

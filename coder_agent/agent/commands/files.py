@@ -5,16 +5,23 @@
 becomes the prompt. A file may start with front matter (`---` lines) giving `description` and
 `argument-hint`; nothing else in it is read: a command is text for the model, never settings. A project's
 file is someone else's text, so it is shown as the project's and cannot shadow a built-in or the user's own.
+
+The project decides what its paths are (`x.md -> ~/.aws/credentials`, a pipe, a 3 GB file): a file is read only
+if it is a regular file (inside the session's roots, for the project's), and only its first bytes. One that is
+not read stays in the menu saying why, and using it tells the user so: nothing of it reaches the model.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...acp.schema import StopReason
+from ...untrusted import Refused, read_capped
 from ..session import Session
-from .base import NAME, Command, with_arguments
+from .base import NAME, Command, CommandServices, with_arguments
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +39,18 @@ class CommandFile:
     description: str
     hint: str | None
     body: str
+    refused: str = ""  # why the file was not read ("": it was)
 
     def command(self) -> Command:
+        if self.refused:
+            said = f"/{self.name} was not run: {self.path} was not read: {self.refused}."
+
+            async def tell(session: Session, arguments: str, services: CommandServices) -> StopReason:
+                await services.say(session, said)
+                return "end_turn"
+
+            return Command(self.name, self.description, None, action=tell)
+
         async def expand(session: Session, arguments: str) -> str:
             return with_arguments(self.body, arguments)
 
@@ -56,20 +73,29 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
     return {}, text
 
 
-def read_command(path: Path, origin: str) -> CommandFile | None:
+def _not_read(name: str, path: Path, origin: str, why: str) -> CommandFile:
+    log.warning("the command file %s was not read: %s", path, why)
+    return CommandFile(name, path, origin, f"not read: {why} ({origin})", None, "", refused=why)
+
+
+def read_command(path: Path, origin: str, roots: Sequence[str] | None = None) -> CommandFile | None:
+    """The command a file makes; one not read (`refused`) when it is no regular file, leads outside `roots`
+    (None: anywhere) or is too large; None when it is gone or its name cannot be a command's."""
     name = path.stem
     if not NAME.fullmatch(name):
         log.info("ignoring command file %s: a command name is letters, digits, _ and -", path)
         return None
     try:
-        data = path.read_bytes()[: MAX_COMMAND_BYTES + 1]
+        got = read_capped(str(path), MAX_COMMAND_BYTES, roots)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except Refused as exc:
+        return _not_read(name, path, origin, exc.reason)
     except OSError as exc:
-        log.info("cannot read command file %s: %s", path, exc)
-        return None
-    if len(data) > MAX_COMMAND_BYTES:
-        log.info("ignoring command file %s: larger than %d bytes", path, MAX_COMMAND_BYTES)
-        return None
-    fields, body = _front_matter(data.decode("utf-8", errors="replace"))
+        return _not_read(name, path, origin, f"it could not be read: {exc.strerror or exc}")
+    if got.cut:  # a command cut short is not the command its author wrote: none at all
+        return _not_read(name, path, origin, f"it is larger than {MAX_COMMAND_BYTES // 1024} KiB ({got.size:,} bytes)")
+    fields, body = _front_matter(got.data.decode("utf-8", errors="replace"))
     body = body.strip()
     if not body:
         return None
@@ -82,19 +108,24 @@ def read_command(path: Path, origin: str) -> CommandFile | None:
     return CommandFile(name, path, origin, description, hint, body)
 
 
-def read_folder(folder: Path, origin: str) -> list[CommandFile]:
-    """The commands in one folder, by name; a missing folder has none."""
+def read_folder(folder: Path, origin: str, roots: Sequence[str] | None = None) -> list[CommandFile]:
+    """The commands in one folder, by name; a missing folder has none. Every `*.md` but a folder is looked at:
+    one that is no regular file is listed as not read (`read_command`), not left out unsaid."""
     try:
-        paths = sorted(path for path in folder.glob("*.md") if path.is_file())
+        paths = sorted(path for path in folder.glob("*.md") if not path.is_dir())
     except OSError:
         return []
-    found = [read_command(path, origin) for path in paths[:MAX_COMMANDS]]
+    found = [read_command(path, origin, roots) for path in paths[:MAX_COMMANDS]]
     return [command for command in found if command is not None]
 
 
-def command_files(user_folder: Path | None, project_root: str) -> list[CommandFile]:
-    """The user's commands, then the project's that do not reuse a user command's name (blocking: off-loop)."""
+def command_files(user_folder: Path | None, project_root: str, roots: Sequence[str]) -> list[CommandFile]:
+    """The user's commands, then the project's that do not reuse a user command's name (blocking: off-loop).
+
+    The project's are read only inside `roots` (the session's folders); the user's own folder is theirs, so a
+    link there may lead anywhere, but still only to a regular file, and no more than the cap is read."""
     own = read_folder(user_folder, "user") if user_folder is not None else []
     taken = {command.name for command in own}
-    project = [c for c in read_folder(Path(project_root) / PROJECT_FOLDER, "project") if c.name not in taken]
+    folder = Path(project_root) / PROJECT_FOLDER
+    project = [c for c in read_folder(folder, "project", roots) if c.name not in taken]
     return own + project

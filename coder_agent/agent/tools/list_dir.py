@@ -93,6 +93,7 @@ class ListDir(Tool[ListDirArgs]):
         output = f"{root.rstrip('/')}/\n{body}"
         if cut:
             output += f"\n(cut at {self.max_entries} entries: list a subfolder, or use a smaller depth)"
+        output += "".join(f"\n({note})" for note in listing.notes)
         if listing.capped:
             output += f"\n(only the first {len(listing.files)} files were looked at)"
         return ToolResult(output=output, content=[text_content(fenced(output))])

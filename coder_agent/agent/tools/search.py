@@ -39,7 +39,10 @@ def split_absolute(pattern: str) -> tuple[str, str]:
 
 
 def _listing_note(listing: Listing) -> str:
-    return f"\n(only the first {len(listing.files)} files were looked at)" if listing.capped else ""
+    notes = [f"\n({note})" for note in listing.notes]
+    if listing.capped:
+        notes.append(f"\n(only the first {len(listing.files)} files were looked at)")
+    return "".join(notes)
 
 
 class GrepArgs(ToolArgs):
