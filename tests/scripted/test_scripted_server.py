@@ -321,16 +321,20 @@ async def test_the_cli_prints_the_url_serves_and_exits_on_sigterm(litellm: Modul
     command = [sys.executable, "-m", "coder_agent.scripted", "--script", str(script_path)]
     async with await anyio.open_process(command, stdout=subprocess.PIPE) as process:
         assert process.stdout is not None
-        with anyio.fail_after(10):
-            output = b""
-            while not output.endswith(b"\n"):
-                output += await process.stdout.receive()
-            url = output.decode().strip()
-            assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
-            assert contents(await stream_chunks(litellm, url)) == ["from ", "the CLI"]
-            process.send_signal(signal.SIGTERM)
-            assert await process.wait() == 0
-            rest = [chunk async for chunk in process.stdout]
+        try:
+            with anyio.fail_after(30):
+                output = b""
+                while not output.endswith(b"\n"):
+                    output += await process.stdout.receive()
+                url = output.decode().strip()
+                assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+                assert contents(await stream_chunks(litellm, url)) == ["from ", "the CLI"]
+                process.send_signal(signal.SIGTERM)
+                assert await process.wait() == 0
+                rest = [chunk async for chunk in process.stdout]
+        finally:
+            if process.returncode is None:  # a failure or the timeout above: the process's exit is not awaited forever
+                process.kill()
     assert rest == []  # one line of output, nothing else
 
 
