@@ -3,7 +3,8 @@
 A git work tree of N files (100 folders), and the same tree outside git (a walk honouring .gitignore). Prints the
 median and p90 over R rounds of the agent's whole per-command cost (`Watch.start()` + `Watch.changes()`), for a
 command that changes one file and for one that changes nothing, then the same without the inotify watch (a full
-look before and after), the first command's cost (the watch set up), and the stat-walk floor for scale.
+look before and after), the first command's cost (the watch set up), one git call of the agent's next to bare
+git (what keeping the checkout's programs off costs: see `agent/git_calls.py`), and the stat-walk floor.
 
     python bench/changes.py [--files 10000] [--rounds 21]
 """
@@ -20,6 +21,7 @@ import time
 import anyio
 
 from coder_agent.agent.changes import Watch, _top, compare, look
+from coder_agent.agent.git import git_output
 
 
 def make_tree(root: str, files: int, git: bool) -> None:
@@ -90,6 +92,19 @@ async def first_look(root: str) -> float:
     return time.perf_counter() - started
 
 
+async def one_git_call(root: str, rounds: int, agents: bool) -> list[float]:
+    """One `git rev-parse HEAD`: the agent's own call (with what keeps the checkout's programs off), or bare git."""
+    costs = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        if agents:
+            assert await git_output(root, "rev-parse", "HEAD")
+        else:
+            await anyio.run_process(["git", "rev-parse", "HEAD"], cwd=root)
+        costs.append(time.perf_counter() - started)
+    return costs
+
+
 def show(label: str, costs: list[float]) -> None:
     costs = sorted(costs)
     p90 = costs[int(len(costs) * 0.9)]
@@ -118,6 +133,9 @@ def main() -> None:
             show(f"{kind}: command changing a file", anyio.run(per_command, root, args.rounds, True))
             show(f"{kind}: command changing nothing", anyio.run(per_command, root, args.rounds, False))
             show(f"{kind}: without the watch", anyio.run(without_watch, root, args.rounds))
+            if git:
+                show("  one git call, the agent's", anyio.run(one_git_call, root, args.rounds, True))
+                show("  one git call, bare git", anyio.run(one_git_call, root, args.rounds, False))
             if not git:
                 print(f"{'  os.walk + stat of every file once':34s} {stat_floor(root) * 1000:6.1f} ms (for scale)")
     print("target: <= 50 ms per command on 10,000 files")
