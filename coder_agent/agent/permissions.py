@@ -95,12 +95,14 @@ def _named_git_dir(start: str) -> str | None:
 def _in_git_folder(path: str, roots: list[str]) -> bool:
     """Whether writing `path` writes in a git folder: a `.git` in it, as written or once its links are followed
     (in any case: a case-insensitive disk writes `.GIT/hooks` into `.git/hooks`), or a folder that a `.git` file
-    names, the roots' own or the path's."""
+    names (the roots' own, or the path's), or `GIT_DIR`."""
     real = os.path.realpath(path)
     for name in (os.path.abspath(path), real):
         if any(part.casefold() == ".git" for part in name.split(os.sep)):
             return True
-    named = {_named_git_dir(folder) for folder in (*roots, os.path.dirname(real))} - {None}
+    named = {_named_git_dir(folder) for folder in (*roots, os.path.dirname(real))}
+    if os.environ.get("GIT_DIR"):  # the agent was started with its repository named outright
+        named.add(os.path.realpath(os.environ["GIT_DIR"]))
     return any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in named if folder)
 
 

@@ -107,6 +107,16 @@ def test_every_way_into_a_git_folder_asks_and_nothing_else_does(tmp_path: Path) 
         assert action(project / fine) == "allow", fine
 
 
+def test_the_git_folder_the_agents_environment_names_is_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "repo.git").mkdir()
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "repo.git"))
+    roots = [str(tmp_path)]
+    assert decide(
+        "accept-edits", "w", edit(str(tmp_path / "repo.git" / "config")), PermissionRules(), roots
+    ).action == ("ask")
+    assert decide("accept-edits", "w", edit(str(tmp_path / "repo.txt")), PermissionRules(), roots).action == "allow"
+
+
 def test_additional_directories_are_roots_too(tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     roots = [str(tmp_path / "project"), str(extra)]
