@@ -3,7 +3,8 @@
 A git work tree of N files (100 folders), and the same tree outside git (a walk honouring .gitignore). Prints the
 median and p90 over R rounds of the agent's whole per-command cost (`Watch.start()` + `Watch.changes()`), for a
 command that changes one file and for one that changes nothing, then the same without the inotify watch (a full
-look before and after), the first command's cost (the watch set up), and the stat-walk floor for scale.
+look before and after), the first command's cost (the watch set up), one git call of the agent's next to bare
+git (what keeping the checkout's programs off costs: see `agent/git_calls.py`), and the stat-walk floor.
 
     python bench/changes.py [--files 10000] [--rounds 21]
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -20,6 +22,7 @@ import time
 import anyio
 
 from coder_agent.agent.changes import Watch, _top, compare, look
+from coder_agent.agent.git import git_output
 
 
 def make_tree(root: str, files: int, git: bool) -> None:
@@ -90,6 +93,32 @@ async def first_look(root: str) -> float:
     return time.perf_counter() - started
 
 
+async def one_git_call(root: str, rounds: int, agents: bool, args: tuple[str, ...]) -> tuple[list[float], float]:
+    """One `git ARGS`: the agent's own call (with what keeps the checkout's programs off), or bare git. The wall
+    times, and the CPU time per call of git and of this process together (what the load of a shared machine
+    barely moves)."""
+    costs = []
+    cpu_before = _cpu()
+    for _ in range(rounds):
+        started = time.perf_counter()
+        if agents:
+            assert await git_output(root, *args) is not None
+        else:
+            await anyio.run_process(["git", *args], cwd=root)
+        costs.append(time.perf_counter() - started)
+    return costs, (_cpu() - cpu_before) / rounds
+
+
+def _cpu() -> float:
+    children, own = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+    return children.ru_utime + children.ru_stime + own.ru_utime + own.ru_stime
+
+
+def show_call(label: str, measured: tuple[list[float], float]) -> None:
+    costs, cpu = measured
+    print(f"{label:34s} median {statistics.median(costs) * 1000:6.1f} ms   CPU {cpu * 1000:6.1f} ms per call")
+
+
 def show(label: str, costs: list[float]) -> None:
     costs = sorted(costs)
     p90 = costs[int(len(costs) * 0.9)]
@@ -115,9 +144,18 @@ def main() -> None:
             make_tree(root, args.files, git)
             kind = "git work tree" if git else "no git (walk)"
             print(f"{kind}: first command (watch set up + look) {anyio.run(first_look, root) * 1000:6.1f} ms")
+            cpu_before = _cpu()
             show(f"{kind}: command changing a file", anyio.run(per_command, root, args.rounds, True))
+            cpu = (_cpu() - cpu_before) / args.rounds
+            print(f"{'  its CPU (git and the agent)':34s} {cpu * 1000:6.1f} ms per command")
             show(f"{kind}: command changing nothing", anyio.run(per_command, root, args.rounds, False))
             show(f"{kind}: without the watch", anyio.run(without_watch, root, args.rounds))
+            if git:
+                for call in (("rev-parse", "HEAD"), ("status", "--porcelain=v2", "-z", "-uall")):
+                    for agents in (True, False):
+                        who = "the agent's" if agents else "bare git"
+                        measured = anyio.run(one_git_call, root, args.rounds, agents, call)
+                        show_call(f"  git {call[0]}, {who}", measured)
             if not git:
                 print(f"{'  os.walk + stat of every file once':34s} {stat_floor(root) * 1000:6.1f} ms (for scale)")
     print("target: <= 50 ms per command on 10,000 files")

@@ -24,7 +24,7 @@ import anyio
 
 from . import fs_events
 from .file_content import MAX_TAKEN_BYTES, TOO_LARGE, UNKNOWN, Content, too_large
-from .git import git_output
+from .git import git_answer, git_output
 from .ignore import walk, walked
 
 STATUS_TIMEOUT = 10.0
@@ -57,6 +57,7 @@ class Look:
     new: frozenset[str] = frozenset()  # git: files the commit checked out does not have (untracked or added)
     head: str | None = None  # git: the commit checked out
     complete: bool = True  # outside git: False when the walk stopped at MAX_WALKED_FILES
+    problem: str = ""  # in a git work tree whose `git status` failed (a `required` filter): why, and what was done
 
 
 @dataclass(frozen=True)
@@ -124,20 +125,25 @@ def _in_top(path: str, top: str) -> str:
 async def look(root: str, top: str | None = None) -> Look:
     """The state of `root`'s files as the comparison needs it (`top`: its git top folder, when known)."""
     top = top or await _top(root)
+    failed = ""
     if top is not None:
         # --no-ahead-behind: `--branch` is for the commit checked out; counting a far upstream would cost
         args = ["status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "-uall", "--no-renames"]
-        args.append("--ignore-submodules=all")
-        output = await git_output(root, *args, "--", ".", timeout=STATUS_TIMEOUT)
-        if output is not None:
-            paths, new, head = _parse_status(output, top)
+        answer = await git_answer(root, *args, "--", ".", timeout=STATUS_TIMEOUT)
+        if answer.output is not None:
+            paths, new, head = _parse_status(answer.output, top)
             paths = _named_by_root(paths, root)
             new = set(_named_by_root(list(new), root))
             files = await anyio.to_thread.run_sync(_stats, paths)
             return Look(root, top, files, frozenset(new), head)
+        failed = answer.error
     names, capped = await anyio.to_thread.run_sync(walk, root, MAX_WALKED_FILES)
     paths = [os.path.join(root, name) for name in names]
-    return Look(root, None, await anyio.to_thread.run_sync(_stats, paths), complete=not capped)
+    problem = ""
+    if failed:  # said, not silently swapped for the walk: the user relies on seeing every change
+        problem = f"git status failed in {root} ({failed}): its files were compared by size and time instead"
+        problem += f", and only {MAX_WALKED_FILES:,} of them" if capped else ""
+    return Look(root, None, await anyio.to_thread.run_sync(_stats, paths), complete=not capped, problem=problem)
 
 
 def compare(before: Look, after: Look, committed: frozenset[str] = frozenset()) -> list[Seen]:
@@ -268,20 +274,26 @@ class Watch:
         self._roots = list(dict.fromkeys(roots))
         self._tops = {} if tops is None else tops
         self._before: list[Look] = []
+        self.problems: dict[str, str] = {}  # root -> why git could not say what changed there (`Look.problem`)
 
     async def start(self) -> None:
         self._before = []
         for root in self._roots:
             if root not in self._tops:
                 self._tops[root] = await _top(root)
-            self._before.append(await _current(root, self._tops[root]))
+            self._before.append(self._noted(await _current(root, self._tops[root])))
+
+    def _noted(self, look: Look) -> Look:
+        if look.problem:
+            self.problems[look.root] = look.problem
+        return look
 
     async def changes(self) -> list[tuple[Look, Seen]]:
         """What changed since `start()`, each with the look it was seen from (for `prior_content`)."""
         found: list[tuple[Look, Seen]] = []
         reported: set[str] = set()
         for before in self._before:
-            after = await _current(before.root, before.top)
+            after = self._noted(await _current(before.root, before.top))
             if after is before:  # no event under the root since the look before: nothing changed
                 continue
             for seen in compare(before, after, await _committed(before, after)):

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import anyio
 
-from .git import git_output
+from .git import git_answer
 from .project_facts import (
     BRANCH_QUERY,
     STATUS_QUERY,
@@ -23,8 +23,8 @@ from .project_facts import (
 
 
 async def git_summary(cwd: str) -> str:
-    branch = await git_output(cwd, *BRANCH_QUERY)
-    status = None if branch is None else await git_output(cwd, *STATUS_QUERY)
+    branch = await git_answer(cwd, *BRANCH_QUERY)
+    status = None if branch.output is None else await git_answer(cwd, *STATUS_QUERY)
     return git_summary_text(branch, status)
 
 

@@ -1,57 +1,47 @@
 """Running git in the user's project without running what the project configures.
 
-A checkout can name commands in its `.git/config` and `.gitattributes` that plain `git status` runs: an
-fsmonitor hook, clean/smudge/process filters. The project may be someone else's, so the agent's own git calls
-switch those off (a `-c` on the command line wins over every config file), never look into submodules, take no
-optional locks, and get none of the agent's credentials. The command lines and the environment are
-`project_facts`' (stdlib, shared with the synchronous `git_output_now`); this runs them on anyio.
+A checkout can name commands in its config and attributes that plain `git status` runs. What the agent's own
+git calls run, and why that is nothing the checkout chose, is `git_calls` (stdlib, shared with the synchronous
+`run_now` of the early first call); this runs those commands on anyio.
 """
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Sequence
 
 import anyio
 
-from .project_facts import (
-    GIT_TIMEOUT,
-    config_state,
-    drivers_command,
-    git_command,
-    git_environment,
-    known_drivers,
-    parse_drivers,
-    remember_drivers,
-)
+from .git_calls import GIT_TIMEOUT, Finished, GitAnswer, could_not_start, git_steps, too_long
 
 
-async def _run(cwd: str, command: list[str], timeout: float) -> bytes | None:
-    with anyio.move_on_after(timeout):
+async def _finished(cwd: str, command: list[str], environment: dict[str, str]) -> Finished:
+    try:
+        done = await anyio.run_process(command, cwd=cwd, stdin=subprocess.DEVNULL, check=False, env=environment)
+    except OSError as exc:
+        return could_not_start(exc)
+    return Finished(done.returncode, done.stdout, done.stderr)
+
+
+async def _answer(cwd: str, args: Sequence[str]) -> GitAnswer:
+    steps = git_steps(cwd, args)
+    step = next(steps)
+    while True:
+        done = await _finished(cwd, *step)
         try:
-            done = await anyio.run_process(
-                command,
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                check=False,
-                env=git_environment(),
-            )
-        except OSError:
-            return None
-        return done.stdout if done.returncode == 0 else None
-    return None
+            step = steps.send(done)
+        except StopIteration as stop:
+            answer: GitAnswer = stop.value
+            return answer
 
 
-async def _drivers_of(cwd: str, timeout: float) -> list[str]:
-    """The filter drivers, asked of git again only when a config file changed (a command may add one)."""
-    state = await anyio.to_thread.run_sync(config_state, cwd)
-    drivers = known_drivers(cwd, state)
-    if drivers is None:
-        drivers = parse_drivers(await _run(cwd, drivers_command(), timeout))
-        remember_drivers(cwd, state, drivers)
-    return drivers
+async def git_answer(cwd: str, *args: str, timeout: float = GIT_TIMEOUT) -> GitAnswer:
+    """`git ARGS` run in `cwd` with the project's commands switched off: its stdout, or why it failed."""
+    with anyio.move_on_after(timeout):
+        return await _answer(cwd, args)
+    return GitAnswer(None, too_long(args, timeout))
 
 
 async def git_output(cwd: str, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
-    """`git ARGS` run in `cwd` with the project's commands switched off; its stdout, or None if it failed."""
-    return await _run(cwd, git_command(args, await _drivers_of(cwd, timeout)), timeout)
+    """`git_answer`'s output: None when git failed."""
+    return (await git_answer(cwd, *args, timeout=timeout)).output

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .. import modes
 from ..acp.schema import PermissionOption, SessionMode
+from ..untrusted import read_capped
 
 if TYPE_CHECKING:  # the tools are not needed to answer `session/new`
     from .tools.base import Intent
@@ -69,6 +70,40 @@ def _inside(path: str, roots: list[str]) -> bool:
         if real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep):
             return True
     return False
+
+
+def _named_git_dir(start: str) -> str | None:
+    """The git folder that the nearest `.git` at or above `start` names, when that is a `.git` file (a linked
+    work tree, a submodule, `--separate-git-dir`): it need not be called `.git` itself."""
+    folder = os.path.realpath(start)
+    while True:
+        dot_git = os.path.join(folder, ".git")
+        if os.path.lexists(dot_git):
+            try:
+                text = read_capped(dot_git, 4096).data.decode("utf-8", "replace")
+            except OSError:  # a folder (the usual case), or nothing a file could name
+                return None
+            if not text.startswith("gitdir: "):
+                return None
+            return os.path.realpath(os.path.join(folder, text[len("gitdir: ") :].strip()))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _in_git_folder(path: str, roots: list[str]) -> bool:
+    """Whether writing `path` writes in a git folder: a `.git` in it, as written or once its links are followed
+    (in any case: a case-insensitive disk writes `.GIT/hooks` into `.git/hooks`), or a folder that a `.git` file
+    names (the roots' own, or the path's), or `GIT_DIR`."""
+    real = os.path.realpath(path)
+    for name in (os.path.abspath(path), real):
+        if any(part.casefold() == ".git" for part in name.split(os.sep)):
+            return True
+    named = {_named_git_dir(folder) for folder in (*roots, os.path.dirname(real))}
+    if os.environ.get("GIT_DIR"):  # the agent was started with its repository named outright
+        named.add(os.path.realpath(os.environ["GIT_DIR"]))
+    return any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in named if folder)
 
 
 @dataclass
@@ -136,6 +171,10 @@ def decide(
     if outside:
         # Outside the session's roots every write asks, whatever was remembered and whatever the mode.
         return Decision("ask", f"writes outside the project: {', '.join(outside)}")
+    in_git = [path for path in intent.written_paths if _in_git_folder(path, roots)]
+    if in_git:
+        # git runs what its folder holds (hooks, the config's filters): as outside the roots, every write asks.
+        return Decision("ask", f"writes in a git folder, whose hooks and config git runs: {', '.join(in_git)}")
     if mode != "ask":
         remembered = rules.lookup(tool, intent)
         if remembered is None and lasting is not None:

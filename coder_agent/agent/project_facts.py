@@ -1,7 +1,7 @@
 """The system prompt's facts about the user's project, the parts that need no async runtime.
 
-The git command lines (with the project's commands switched off, see `git.py`), what they print turned into
-the prompt's text, the project's instruction files, and the prompt's final render. `environment.py` and
+What the agent's git calls (`git_calls`: the project's commands switched off) print, turned into the prompt's
+text, the project's instruction files, and the prompt's final render. `environment.py` and
 `git.py` build on these; `system_prompt_now` is the same prompt made synchronously, for the early first model
 call that is sent before the runtime is imported: it must come out byte for byte the same.
 Standard library only.
@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import datetime
 import os
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..credentials import child_environment
 from ..untrusted import Refused, read_capped
+from .git_calls import GIT_TIMEOUT, GitAnswer, run_now
 from .prompts import render
 
 
@@ -38,101 +37,23 @@ MAX_INSTRUCTIONS_CHARS = 20_000
 # each), so the cut is the same as when the whole file was read.
 MAX_INSTRUCTIONS_BYTES = 4 * MAX_INSTRUCTIONS_CHARS
 MAX_STATUS_LINES = 20
-GIT_TIMEOUT = 3.0
-
-NEUTRAL = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false")
-DRIVERS_QUERY = ("config", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$")
 BRANCH_QUERY = ("rev-parse", "--abbrev-ref", "HEAD")
-STATUS_QUERY = ("status", "--porcelain", "--ignore-submodules=all")
+STATUS_QUERY = ("status", "--porcelain")
 
 
-# --- git: command lines and what they print
+# --- git: what it prints, as the prompt says it
 
 
-def git_environment() -> dict[str, str]:
-    """The environment of the agent's own git calls: none of its credentials, no optional locks, no prompts."""
-    return {**child_environment(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
-
-
-def git_command(args: Sequence[str], drivers: Sequence[str] = ()) -> list[str]:
-    """`git ARGS` with the project's commands switched off (each of `drivers`' filter commands emptied)."""
-    options = list(NEUTRAL)
-    for driver in drivers:
-        for command in ("clean", "smudge", "process"):
-            options += ["-c", f"filter.{driver}.{command}="]
-    return ["git", *options, *args]
-
-
-def drivers_command() -> list[str]:
-    """The query for the filter drivers the project's config defines (reading config runs nothing)."""
-    return git_command(DRIVERS_QUERY)
-
-
-def parse_drivers(output: bytes | None) -> list[str]:
-    """The drivers' names from `drivers_command()`'s output (None: it failed, or found none)."""
-    if output is None:
-        return []
-    drivers = set()
-    for line in output.decode(errors="replace").splitlines():
-        key = line.split(" ", 1)[0]  # filter.<driver>.<command>; the driver's name may hold dots
-        drivers.add(key[len("filter.") : key.rfind(".")])
-    return sorted(drivers)
-
-
-def config_state(cwd: str) -> tuple[str, ...]:
-    """Where the config files that could define drivers are, with their sizes and times: a change shows here."""
-    state = []
-    for folder in (cwd, *_parents(cwd)):
-        dot_git = os.path.join(folder, ".git")
-        if os.path.exists(dot_git):
-            for name in (os.path.join(dot_git, "config"), dot_git):
-                try:
-                    info = os.stat(name)
-                except OSError:
-                    continue
-                state.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
-            break
-    for name in (os.path.expanduser("~/.gitconfig"), os.environ.get("GIT_CONFIG_GLOBAL", "")):
-        if name:
-            try:
-                info = os.stat(name)
-                state.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
-            except OSError:
-                pass
-    return tuple(state)
-
-
-def _parents(path: str) -> list[str]:
-    parents = []
-    while (parent := os.path.dirname(path)) != path:
-        parents.append(parent)
-        path = parent
-    return parents
-
-
-_drivers: dict[str, tuple[tuple[str, ...], list[str]]] = {}  # cwd -> (what the config files were, drivers)
-
-
-def known_drivers(cwd: str, state: tuple[str, ...]) -> list[str] | None:
-    """The drivers last found in `cwd`, if its config files are still as they were (`config_state`)."""
-    known = _drivers.get(cwd)
-    if known is not None and known[0] == state and state:
-        return known[1]
-    return None
-
-
-def remember_drivers(cwd: str, state: tuple[str, ...], drivers: list[str]) -> None:
-    _drivers[cwd] = (state, drivers)
-
-
-def git_summary_text(branch: bytes | None, status: bytes | None) -> str:
-    """The prompt's git line from `BRANCH_QUERY`'s and `STATUS_QUERY`'s outputs (None: the command failed)."""
-    if branch is None:
+def git_summary_text(branch: GitAnswer, status: GitAnswer | None) -> str:
+    """The prompt's git line from `BRANCH_QUERY`'s and `STATUS_QUERY`'s answers (status None: not asked, as
+    the first found no repository)."""
+    if branch.output is None or status is None:
         return "not a git repository"
-    lines = (status or b"").decode(errors="replace").splitlines()
-    summary = f"branch {branch.decode(errors='replace').strip()}, " + (
-        f"{len(lines)} changed files" if lines else "clean working tree"
-    )
+    summary = f"branch {branch.output.decode(errors='replace').strip()}, "
+    if status.output is None:  # a `required` filter, say: not "clean", which it may not be
+        return summary + f"the working tree could not be looked at (git status failed: {status.error})"
+    lines = status.output.decode(errors="replace").splitlines()
+    summary += f"{len(lines)} changed files" if lines else "clean working tree"
     if lines:
         shown = "\n".join(f"    {line}" for line in lines[:MAX_STATUS_LINES])
         more = f"\n    ... and {len(lines) - MAX_STATUS_LINES} more" if len(lines) > MAX_STATUS_LINES else ""
@@ -223,44 +144,17 @@ def render_system_prompt(
     )
 
 
-# --- synchronously: the same commands and files, with subprocess
+# --- synchronously: the same git calls (`git_calls.run_now`) and files
 
 
-def run_git_now(cwd: str, command: list[str], timeout: float) -> bytes | None:
-    """`command`'s stdout, or None if it failed or took longer than `timeout` seconds (it is killed then)."""
-    try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=git_environment(),
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def drivers_now(cwd: str, timeout: float) -> list[str]:
-    state = config_state(cwd)
-    drivers = known_drivers(cwd, state)
-    if drivers is None:
-        drivers = parse_drivers(run_git_now(cwd, drivers_command(), timeout))
-        remember_drivers(cwd, state, drivers)
-    return drivers
-
-
-def git_output_now(cwd: str, *args: str, timeout: float = GIT_TIMEOUT) -> bytes | None:
-    """`git.git_output`, blocking."""
-    return run_git_now(cwd, git_command(args, drivers_now(cwd, timeout)), timeout)
+def git_answer_now(cwd: str, *args: str, timeout: float = GIT_TIMEOUT) -> GitAnswer:
+    """`git.git_answer`, blocking."""
+    return run_now(cwd, args, timeout)
 
 
 def git_summary_now(cwd: str) -> str:
-    branch = git_output_now(cwd, *BRANCH_QUERY)
-    status = None if branch is None else git_output_now(cwd, *STATUS_QUERY)
+    branch = git_answer_now(cwd, *BRANCH_QUERY)
+    status = None if branch.output is None else git_answer_now(cwd, *STATUS_QUERY)
     return git_summary_text(branch, status)
 
 

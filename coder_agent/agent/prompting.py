@@ -216,8 +216,10 @@ class Turns(CommandServices):
 
         try:
             changed = await turn_files.end()
-            if changed:
-                text = turn_summary(changed, lambda path: _display(path, session.cwd))
+            if changed or turn_files.problems:
+                text = turn_summary(
+                    changed, lambda path: _display(path, session.cwd), list(turn_files.problems.values())
+                )
                 # `_meta` tells clients this message is the agent's own note, not the model's answer
                 note = {META_KEY: {"note": "changed-files"}}
                 await session.publish(

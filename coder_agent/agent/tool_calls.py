@@ -278,8 +278,11 @@ class ToolCallRunner:
             return None
         if decision.action == "deny":
             return f"Refused: {decision.reason} {decision.hint}".rstrip(), decision.reason
-        # Writes outside the project ask every time, so answers kept for later would never be used.
+        # Writes outside the project or in a git folder ask every time, so answers kept for later would never be
+        # used; the title says why it asks.
         options = permission_options(tool.name, intent, lasting=book is not None and not decision.reason)
+        if decision.reason:
+            shown = shown.model_copy(update={"title": f"{shown.title} ({decision.reason})"})
         try:
             # The editor shows the call as announced: the diff of an edit, the exact command.
             outcome = await self._client.request_permission(session.id, shown, options)

@@ -64,12 +64,14 @@ class TurnFiles:
         self._taken = 0  # bytes of changed files held this turn
         self._last: dict[str, Content] = {}  # what each file the turn touched holds now, as far as we know
         self._tops: dict[str, str | None] = {}  # each root's git top folder, asked once a turn
+        self.problems: dict[str, str] = {}  # root -> why git could not say what the turn's commands changed there
 
     def begin(self, messages_before: int, compactions: int = 0) -> None:
         self._checkpoints.begin_turn(messages_before, compactions)
         self._last = {}
         self._taken = 0
         self._tops = {}  # a command may have made or removed a repository since
+        self.problems = {}
         self.conversation = False  # set once the model is asked: a command alone is not a turn to rewind
 
     def discard_unless_conversation(self) -> None:
@@ -90,7 +92,9 @@ class TurnFiles:
     async def seen_by(self, watch: Watch) -> list[CommandChange]:
         """What changed since `watch` started, each kept in the turn's checkpoint first."""
         found: list[CommandChange] = []
-        for look, seen in await watch.changes():
+        seen_all = await watch.changes()
+        self.problems.update(watch.problems)
+        for look, seen in seen_all:
             if seen.path in self._last:
                 before = self._last[seen.path]
             elif seen.kind == "created":
@@ -170,5 +174,9 @@ def for_model(changes: Sequence[CommandChange], display: Callable[[str], str]) -
     return f"Files changed by this call: {', '.join(entry(change) for change in changes)}."
 
 
-def turn_summary(changes: Sequence[Changed], display: Callable[[str], str]) -> str:
-    return summary_text(changes, display)
+def turn_summary(changes: Sequence[Changed], display: Callable[[str], str], problems: Sequence[str] = ()) -> str:
+    """The turn's note: what it changed, and anything that kept the agent from seeing every change."""
+    text = summary_text(changes, display) if changes else ""
+    if problems:
+        text += "\n\n" * bool(text) + "Not every change could be seen: " + "; ".join(problems) + "."
+    return text

@@ -67,6 +67,56 @@ def test_a_symlink_inside_the_roots_that_points_outside_counts_as_outside(tmp_pa
     assert "outside" in decision.reason
 
 
+@pytest.mark.parametrize(
+    ("mode", "action"),
+    [("ask", "ask"), ("default", "ask"), ("accept-edits", "ask"), ("plan", "deny"), ("bypass", "allow")],
+)
+def test_a_write_in_the_git_folder_asks_as_one_outside_the_roots_does(tmp_path: Path, mode: str, action: str) -> None:
+    """git runs what its folder holds (hooks, config): remembered answers and accept-edits do not cover it."""
+    rules = PermissionRules()
+    rules.remember("write_file", edit(str(tmp_path / "a")), allowed=True)
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    decision = decide(mode, "write_file", edit(str(tmp_path / ".git" / "hooks" / "pre-commit")), rules, [str(tmp_path)])
+    assert decision.action == action
+    if action == "ask":
+        assert decision.reason.startswith("writes in a git folder, whose hooks and config git runs: ")
+
+
+def test_every_way_into_a_git_folder_asks_and_nothing_else_does(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git" / "hooks").mkdir(parents=True)
+    os.symlink(project / ".git" / "hooks", project / "tools")
+    linked = project / "linked"  # a linked work tree or a submodule: a `.git` file names its git folder
+    (linked / "meta").mkdir(parents=True)
+    (linked / ".git").write_text("gitdir: meta\n")
+    roots = [str(project)]
+
+    def action(path: Path) -> str:
+        return decide("accept-edits", "write_file", edit(str(path)), PermissionRules(), roots).action
+
+    assert action(project / ".git" / "config") == "ask"
+    assert action(project / ".GIT" / "config") == "ask"  # the same folder on a case-insensitive disk
+    assert action(project / "tools" / "pre-push") == "ask"  # through a link
+    assert action(project / "sub" / ".git") == "ask"  # a `.git` file made in a folder: another repository
+    assert action(linked / "meta" / "config") == "ask"  # the git folder a `.git` file names
+    linked_roots = [str(linked)]
+    assert (
+        decide("accept-edits", "w", edit(str(linked / "meta" / "x")), PermissionRules(), linked_roots).action == "ask"
+    )
+    for fine in (".gitignore", ".gitattributes", ".github/workflows/ci.yml", "src/git.py", "linked/metadata.txt"):
+        assert action(project / fine) == "allow", fine
+
+
+def test_the_git_folder_the_agents_environment_names_is_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "repo.git").mkdir()
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "repo.git"))
+    roots = [str(tmp_path)]
+    assert decide(
+        "accept-edits", "w", edit(str(tmp_path / "repo.git" / "config")), PermissionRules(), roots
+    ).action == ("ask")
+    assert decide("accept-edits", "w", edit(str(tmp_path / "repo.txt")), PermissionRules(), roots).action == "allow"
+
+
 def test_additional_directories_are_roots_too(tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     roots = [str(tmp_path / "project"), str(extra)]

@@ -5,21 +5,16 @@ from __future__ import annotations
 import datetime
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from coder_agent.agent import project_facts
+from coder_agent.agent import git_calls
 from coder_agent.agent.environment import system_prompt
-from coder_agent.agent.project_facts import (
-    MAX_INSTRUCTIONS_CHARS,
-    git_command,
-    parse_drivers,
-    run_git_now,
-    system_prompt_now,
-)
+from coder_agent.agent.git_calls import command_line, overrides_of
+from coder_agent.agent.project_facts import MAX_INSTRUCTIONS_CHARS, system_prompt_now
+from tests.support.hostile_git import lay_out
 
 pytestmark = pytest.mark.anyio
 
@@ -32,9 +27,8 @@ def git(cwd: Path, *args: str) -> None:
 
 @pytest.fixture(autouse=True)
 def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No drivers remembered from another test; git never looks above tmp_path for a repository."""
+    """git never looks above tmp_path for a repository."""
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    monkeypatch.setattr(project_facts, "_drivers", {})
     yield
 
 
@@ -65,13 +59,10 @@ def repo(tmp_path: Path) -> Path:
 
 
 async def both(cwd: Path | str, additional: list[str]) -> str:
-    """The prompt both ways (cold: each finds the drivers itself, then warm), asserting they agree."""
+    """The prompt both ways, each way first, asserting they agree."""
     now = system_prompt_now(str(cwd), additional, today=TODAY)
-    project_facts._drivers.clear()
     later = await system_prompt(str(cwd), additional, today=TODAY)
     assert now == later
-    assert system_prompt_now(str(cwd), additional, today=TODAY) == later  # with the drivers remembered
-    project_facts._drivers.clear()
     assert await system_prompt(str(cwd), additional, today=TODAY) == system_prompt_now(
         str(cwd), additional, today=TODAY
     )
@@ -121,23 +112,42 @@ async def test_a_folder_that_does_not_exist(tmp_path: Path) -> None:
     assert "Git: not a git repository" in await both(tmp_path / "gone", [])
 
 
-def test_the_git_command_empties_each_drivers_commands() -> None:
-    assert git_command(["status"], ["a", "b.c"]) == [
+async def test_a_required_filter_makes_the_prompt_say_the_tree_could_not_be_looked_at(tmp_path: Path) -> None:
+    """Before: git status failed, and the prompt said "clean working tree"."""
+    repo = lay_out("required-filter", tmp_path)
+    repo.change_tracked()
+    prompt = await both(repo.project, [])
+    why = "git status failed: a.txt: clean filter 'req' failed"
+    assert f"Git: branch main, the working tree could not be looked at ({why})\n" in prompt
+    assert "clean working tree" not in prompt
+    assert repo.left() == []
+
+
+def test_the_git_command_line_and_the_overrides_of_what_config_names() -> None:
+    assert command_line("/w", ["status", "--porcelain"]) == [
         "git",
-        *project_facts.NEUTRAL,
-        *("-c", "filter.a.clean=", "-c", "filter.a.smudge=", "-c", "filter.a.process="),
-        *("-c", "filter.b.c.clean=", "-c", "filter.b.c.smudge=", "-c", "filter.b.c.process="),
+        *git_calls.NEUTRAL,
+        "--work-tree=/w",
         "status",
+        "--ignore-submodules=all",
+        "--porcelain",
     ]
-    output = b"filter.lfs.clean git-lfs clean -- %f\nfilter.lfs.process x\nfilter.x.y.smudge cat\n"
-    assert parse_drivers(output) == ["lfs", "x.y"]
-    assert parse_drivers(None) == []
-
-
-def test_a_git_call_that_takes_too_long_is_cut_off(tmp_path: Path) -> None:
-    started = time.monotonic()
-    assert run_git_now(str(tmp_path), [sys.executable, "-c", "import time; time.sleep(5)"], timeout=0.3) is None
-    assert time.monotonic() - started < 3
+    assert command_line(None, ["show", "HEAD:a"]) == [
+        "git",
+        *git_calls.NEUTRAL,
+        "show",
+        "--no-ext-diff",
+        "--no-textconv",
+        "HEAD:a",
+    ]
+    keys = b"filter.lfs.clean\0filter.lfs.process\0filter.x=y.z.smudge\0protocol.ext.allow\0"
+    assert overrides_of(keys) == [
+        ("filter.lfs.clean", ""),
+        ("filter.lfs.process", ""),
+        ("filter.x=y.z.smudge", ""),
+        ("protocol.ext.allow", "never"),
+    ]
+    assert overrides_of(b"") == []
 
 
 def test_importing_it_imports_no_runtime() -> None:

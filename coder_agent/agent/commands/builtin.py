@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...acp.schema import StopReason
 from ..checkpoints import UndoReport
-from ..git import git_output
+from ..git import git_answer, git_output
 from ..prompts import render
 from ..session import Session
 from .base import Command, CommandServices
@@ -71,11 +71,12 @@ def _extra(arguments: str) -> str:
 
 
 async def uncommitted_changes(cwd: str) -> str:
-    """`git status` and the diff of everything not committed, external diff and textconv drivers off."""
-    status = await git_output(cwd, "status", "--short", "--ignore-submodules=all")
+    """`git status` and the diff of everything not committed (`git_calls` keeps diff drivers' programs off)."""
+    answer = await git_answer(cwd, "status", "--short")
+    status = answer.output
     if status is None:
-        return "(not a git repository, or git failed: there is no diff to show)"
-    options = ("--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all")
+        return f"(not a git repository, or git failed: there is no diff to show. git said: {answer.error})"
+    options = ("--no-color",)
     diff = await git_output(cwd, "diff", *options, "HEAD")
     if diff is None:  # no commit yet: what is staged, and what is not
         diff = (await git_output(cwd, "diff", *options, "--cached") or b"") + (
