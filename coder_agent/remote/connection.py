@@ -48,7 +48,13 @@ class RemoteConnection:
     async def run(self) -> None:
         """The agent, until the input ends and its turns have stopped and its sessions are let go."""
         try:
-            await serve(self._settings, MemoryByteReceiveStream(self._agent_input), self.outbox, claims=self.claims)
+            await serve(
+                self._settings,
+                MemoryByteReceiveStream(self._agent_input),
+                self.outbox,
+                claims=self.claims,
+                remote=True,
+            )
         except Exception:
             log.exception("connection %s: the agent failed", self.id)
         finally:
