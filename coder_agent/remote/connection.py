@@ -38,7 +38,8 @@ class RemoteConnection:
         self.id = uuid.uuid4().hex
         self.transport = transport
         self._settings = settings
-        self.outbox = Outbox(options.max_buffer_bytes, options.stall_timeout, self._stalled)
+        replay = options.replay_bytes if transport == "http" else 0  # a WebSocket cannot be resumed
+        self.outbox = Outbox(options.max_buffer_bytes, options.stall_timeout, self._stalled, replay)
         self._to_agent, self._agent_input = anyio.create_memory_object_stream[bytes](1)
         self.claims = claims.holder(self.id)
         self.taps: list[Callable[[bytes], None]] = []  # see each client message (tests, benchmarks)
@@ -48,13 +49,16 @@ class RemoteConnection:
     async def run(self) -> None:
         """The agent, until the input ends and its turns have stopped and its sessions are let go."""
         try:
-            await serve(
-                self._settings,
-                MemoryByteReceiveStream(self._agent_input),
-                self.outbox,
-                claims=self.claims,
-                remote=True,
-            )
+            async with anyio.create_task_group() as group:
+                group.start_soon(self.outbox.watch)
+                await serve(
+                    self._settings,
+                    MemoryByteReceiveStream(self._agent_input),
+                    self.outbox,
+                    claims=self.claims,
+                    remote=True,
+                )
+                group.cancel_scope.cancel()
         except Exception:
             log.exception("connection %s: the agent failed", self.id)
         finally:

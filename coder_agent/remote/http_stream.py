@@ -4,7 +4,9 @@
   `Acp-Connection-Id` header. Every other POST names its connection and is answered 202 at once; the agent's
   answer comes on a stream. `Acp-Session-Id` is accepted, not required: the session is the one in the message.
 - GET with `Accept: text/event-stream` opens the connection's stream, or with `Acp-Session-Id` that session's
-  (see `routing`). A second GET for the same stream takes over from the first, which ends.
+  (see `routing`). A second GET for the same stream takes over from the first, which ends. Each event has an
+  `id`; a GET with `Last-Event-ID` resumes that stream: what was sent on it after that event, and is still kept,
+  comes again first (the message in flight when the last stream broke).
 - DELETE ends the connection (its turns are cancelled, its sessions saved and let go).
 """
 
@@ -30,6 +32,7 @@ log = logging.getLogger(__name__)
 
 CONNECTION_HEADER = "Acp-Connection-Id"
 SESSION_HEADER = "Acp-Session-Id"
+LAST_EVENT_HEADER = "Last-Event-ID"
 _CORS_HEADERS = "authorization, content-type, acp-connection-id, acp-session-id, acp-protocol-version"
 
 
@@ -171,7 +174,9 @@ class HttpEndpoint:
             if session_id is not None:
                 lanes.session_detached(session_id)
 
-        return EventStream(connection, lane, self._hub.options.keepalive, detached)
+        last = request.headers.get(LAST_EVENT_HEADER, "").strip()
+        resume = int(last) if last.isdigit() and len(last) < 20 else None  # another server's id: start afresh
+        return EventStream(connection, lane, self._hub.options.keepalive, detached, resume)
 
     def _delete(self, request: Request) -> Response:
         found = self._connection(request)
@@ -183,10 +188,16 @@ class HttpEndpoint:
 
 
 class EventStream(Response):
-    """One SSE stream: a lane's messages as `data:` events, a comment when quiet; ends with the connection."""
+    """One SSE stream: a lane's messages as events (`id:` its number, `data:` the message), a comment when quiet;
+    ends with the connection. `resume`: the client's `Last-Event-ID`."""
 
     def __init__(
-        self, connection: RemoteConnection, lane: Lane, keepalive: float, on_detach: Callable[[], None]
+        self,
+        connection: RemoteConnection,
+        lane: Lane,
+        keepalive: float,
+        on_detach: Callable[[], None],
+        resume: int | None = None,
     ) -> None:
         # Not `Response.__init__`: that would declare an empty body (content-length: 0).
         self.status_code = 200
@@ -200,9 +211,10 @@ class EventStream(Response):
         self._lane = lane
         self._keepalive = keepalive
         self._on_detach = on_detach
+        self._resume = resume
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        reader = self._lane.attach()
+        reader = self._lane.attach(self._resume)
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
             async with anyio.create_task_group() as group:
@@ -231,9 +243,9 @@ class EventStream(Response):
     async def _stream(self, reader: object, send: Send) -> None:
         while True:
             try:
-                data = await self._lane.next(reader, self._keepalive)
+                taken = await self._lane.next(reader, self._keepalive)
             except anyio.EndOfStream:
                 break
-            frame = b": keepalive\n\n" if data is None else b"data: " + data + b"\n\n"
+            frame = b": keepalive\n\n" if taken is None else b"id: %d\ndata: %s\n\n" % taken
             await send({"type": "http.response.body", "body": frame, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -10,7 +10,8 @@ MiB = 1024 * 1024
 @dataclass(frozen=True)
 class ServeOptions:
     max_buffer_bytes: int = MiB  # a connection's unread outgoing messages (README: "Limits")
-    stall_timeout: float = 30.0  # a connection whose client reads nothing for this long while it is full ends
+    stall_timeout: float = 30.0  # a connection whose client reads nothing for this long, while sent something, ends
+    replay_bytes: int = 256 * 1024  # the last SSE events kept per connection, for a client resuming with Last-Event-ID
     max_message_bytes: int = 16 * MiB  # one incoming WebSocket message or POST body
     max_connections: int = 100
     detach_timeout: float = 30.0  # an HTTP connection without its connection stream for this long ends

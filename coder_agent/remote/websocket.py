@@ -84,11 +84,11 @@ async def _send_all(websocket: WebSocket, connection: RemoteConnection, lane: La
         try:
             while True:
                 try:
-                    data = await lane.next(reader, math.inf)
+                    taken = await lane.next(reader, math.inf)
                 except anyio.EndOfStream:
                     break
-                if data is not None:
-                    await websocket.send_text(data.decode())
+                if taken is not None:
+                    await websocket.send_text(taken[1].decode())
         except (OSError, WebSocketDisconnect):  # the client is gone
             return
         finally:

@@ -188,6 +188,7 @@ class EventStreamReader:
         self.opened = anyio.Event()  # the server has answered (and attached the stream, when 200)
         self.ended = anyio.Event()
         self.passed_over: list[dict[str, Any]] = []  # the notifications `next_answer` went past
+        self.event_ids: list[str] = []  # each event's `id`, as it arrived
 
     async def read(self, http: httpx.AsyncClient, url: str, headers: dict[str, str]) -> None:
         try:
@@ -195,7 +196,9 @@ class EventStreamReader:
                 self.status = response.status_code
                 self.opened.set()
                 async for line in response.aiter_lines():
-                    if line.startswith("data: "):
+                    if line.startswith("id: "):
+                        self.event_ids.append(line[len("id: ") :])
+                    elif line.startswith("data: "):
                         await self._send.send(json.loads(line[len("data: ") :]))
         finally:
             self.opened.set()
