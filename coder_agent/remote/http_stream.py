@@ -8,6 +8,9 @@
   `id`; a GET with `Last-Event-ID` resumes that stream: what was sent on it after that event, and is still kept,
   comes again first (the message in flight when the last stream broke).
 - DELETE ends the connection (its turns are cancelled, its sessions saved and let go).
+
+A POST body counts in the server's inbound budget (`budget`) from before it is read until the agent has taken it.
+A refusal of the token closes the TCP connection: it gives an unauthenticated client nothing to hold on to.
 """
 
 from __future__ import annotations
@@ -22,9 +25,12 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from ..acp.jsonrpc import valid_id
+from .budget import Busy, Held
 from .connection import ConnectionGone, RemoteConnection
 from .hub import Hub, Unavailable
 from .outbox import Lane
+from .protocols import peer_of
 from .routing import HttpLanes, TooManyStreams
 from .security import Gate
 
@@ -36,8 +42,8 @@ LAST_EVENT_HEADER = "Last-Event-ID"
 _CORS_HEADERS = "authorization, content-type, acp-connection-id, acp-session-id, acp-protocol-version"
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status, headers)
 
 
 class _TooLarge(Exception):
@@ -55,13 +61,15 @@ class HttpEndpoint:
             return self._preflight(request)
         denied = self._gate.check(request.headers)
         if denied is not None:
-            response: Response = _error(denied.status, denied.message)
-        elif request.method == "POST":
-            response = await self._post(request)
-        elif request.method == "GET":
-            response = self._get(request)
+            response: Response = _error(denied.status, denied.message, {"connection": "close"})
         else:
-            response = self._delete(request)
+            self._hub.admission.authenticated(peer_of(request.scope))
+            if request.method == "POST":
+                response = await self._post(request)
+            elif request.method == "GET":
+                response = self._get(request)
+            else:
+                response = self._delete(request)
         if origin is not None and denied is None:
             response.headers["access-control-allow-origin"] = origin
             response.headers["access-control-expose-headers"] = CONNECTION_HEADER
@@ -97,42 +105,65 @@ class HttpEndpoint:
     async def _post(self, request: Request) -> Response:
         if not request.headers.get("content-type", "").lower().startswith("application/json"):
             return _error(415, "Content-Type must be application/json")
+        limit = self._hub.options.max_message_bytes
+        declared = request.headers.get("content-length")
+        size = int(declared) if declared is not None and declared.isdigit() else None
+        if size is not None and size > limit:
+            return _error(413, f"a message may have at most {limit} bytes")
+        held = Held(self._hub.budget)
+        try:
+            await held.take(limit if size is None else size)  # a body of unknown size may be as long as allowed
+        except Busy as exc:
+            log.warning("a POST waited %g s for room: %s", self._hub.budget.wait, exc)
+            return _error(503, f"the server is busy: try again later ({exc})", {"retry-after": "5"})
+        try:
+            return await self._post_held(request, held)
+        finally:
+            held.release()  # unless the agent has it: then it lets go once it has taken it
+
+    async def _post_held(self, request: Request, held: Held) -> Response:
         try:
             body = await self._body(request)
         except _TooLarge:
             return _error(413, f"a message may have at most {self._hub.options.max_message_bytes} bytes")
         except ClientDisconnect:
             return Response(status_code=400)
+        held.release(held.size - len(body))
         try:
             message: Any = json.loads(body)
+        except RecursionError:  # json recurses once per level: a message nested this deep cannot be read here
+            return _error(400, "Parse error: the JSON is nested too deeply")
         except ValueError:
             message = None  # the agent answers it with a parse error, as on stdio
         if isinstance(message, list):
             return _error(501, "batch requests are not supported")
         if CONNECTION_HEADER not in request.headers:
-            return await self._initialize(body, message)
+            return await self._initialize(body, message, held)
         found = self._connection(request)
         if isinstance(found, Response):
             return found
         connection, lanes = found
         if isinstance(message, dict):
             lanes.from_client(message)
+        del message  # not kept while the agent is behind
         try:
-            await connection.deliver(body)
+            await connection.deliver(body, held.handed_over())
         except ConnectionGone:
             return _error(404, f"connection {connection.id!r} has ended")
         return Response(status_code=202)
 
-    async def _initialize(self, body: bytes, message: Any) -> Response:
+    async def _initialize(self, body: bytes, message: Any, held: Held) -> Response:
         if not (isinstance(message, dict) and message.get("method") == "initialize" and "id" in message):
             return _error(400, f"{CONNECTION_HEADER} is missing: the first message of a connection is initialize")
+        if not valid_id(message["id"]):
+            return _error(400, "initialize needs an id: a string (of at most 256 characters) or an integer")
         try:
             connection, lanes = self._hub.open_http()
         except Unavailable as exc:
             return _error(503, str(exc))
         capture = lanes.capture(message["id"])
         try:
-            await connection.deliver(body)
+            await connection.deliver(body, held.handed_over())
         except ConnectionGone:
             return _error(503, "the connection ended at once")
         with anyio.move_on_after(self._hub.options.initialize_timeout):
@@ -144,9 +175,6 @@ class HttpEndpoint:
 
     async def _body(self, request: Request) -> bytes:
         limit = self._hub.options.max_message_bytes
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise _TooLarge
         chunks: list[bytes] = []
         size = 0
         async for chunk in request.stream():

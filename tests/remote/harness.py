@@ -62,6 +62,16 @@ class Running:
         assert self.server.hub is not None
         return self.server.hub
 
+    def write_buffered(self) -> int:
+        """Bytes the server's transports hold that no client has taken yet (asyncio's write buffers)."""
+        uvicorn = self.server._uvicorn
+        assert uvicorn is not None
+        return sum(
+            transport.get_write_buffer_size()
+            for protocol in uvicorn.server_state.connections
+            if (transport := getattr(protocol, "transport", None)) is not None
+        )
+
     def watch(self, connection: RemoteConnection) -> None:
         validator = AgentMessageValidator()
         connection.taps.append(validator.feed_client)

@@ -114,3 +114,24 @@ async def test_the_editor_path_imports_nothing_of_the_server(
     imported = {line.split("|")[-1].strip() for line in stderr.decode().splitlines() if line.startswith("import time:")}
     assert "litellm" in imported or "coder_agent.llm.fast_start" in imported  # the check sees the turn's imports
     assert not [name for name in imported if name.split(".")[0] in SERVE_ONLY or name.startswith(SERVE_ONLY)]
+
+
+async def test_the_token_is_never_logged_even_at_debug_level(
+    tmp_path: Path, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    token = "never-in-the-log-0123456789"
+    env = agent_env(tmp_path, srv, CODER_AGENT_SERVE_TOKEN=token, CODER_AGENT_LOG_LEVEL="DEBUG")
+    auth = {"Authorization": f"Bearer {token}"}
+    async with serve(env) as served:
+        transport = await create_websocket_stream(f"ws://127.0.0.1:{served.port}/acp", headers=auth)
+        conn = connect_to_agent(RecordingClient(), transport)
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.close()
+        initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        async with httpx.AsyncClient(headers={"content-type": "application/json", **auth}) as http:
+            posted = await http.post(f"http://127.0.0.1:{served.port}/acp", content=initialize)
+    log = (tmp_path / "home" / "logs" / "coder-agent.log").read_text()
+    assert posted.status_code == 200
+    assert " DEBUG " in log  # debug logging was on
+    assert token not in log and token not in served.text

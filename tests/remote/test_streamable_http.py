@@ -12,6 +12,7 @@ import anyio
 import anyio.abc
 import httpx
 import pytest
+from websockets.asyncio.client import connect
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
@@ -245,3 +246,22 @@ async def test_a_stream_resumed_with_last_event_id_gets_again_what_was_sent_afte
     assert listed["id"] == 3
     assert [int(n) for n in resumed.event_ids] == [in_flight, int(resumed.event_ids[1])]
     assert answered < in_flight < int(resumed.event_ids[1])
+
+
+async def test_json_nested_too_deeply_is_a_clear_400_over_http_and_a_parse_error_over_websocket(
+    settings: Settings,
+) -> None:
+    deep = b"[" * 100_000
+    async with remote_server(settings) as running, http_client(running) as http:
+        connection = await initialize(http, running)
+        with_connection = await http.post(running.url, content=deep, headers={**JSON, "acp-connection-id": connection})
+        opening = await http.post(running.url, content=deep, headers=JSON)
+        async with connect(running.ws_url, additional_headers=running.auth) as ws:
+            await ws.send(deep.decode())
+            over_websocket = json.loads(await ws.recv())
+            await ws.send(message(1, "initialize", {"protocolVersion": 1}))
+            still = json.loads(await ws.recv())
+    for response in (with_connection, opening):
+        assert response.status_code == 400 and "nested too deeply" in response.json()["error"]
+    assert over_websocket["id"] is None and over_websocket["error"]["code"] == -32700
+    assert still["result"]["protocolVersion"] == 1
