@@ -12,6 +12,7 @@ import itertools
 import json
 import logging
 import math
+import traceback
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -71,6 +72,19 @@ def _id_key(request_id: Any) -> str:
 _INVALID_ID = object()  # stands in for an id holding invalid Unicode
 # A string id longer than this is refused: it would be kept (and echoed) for the request's whole life.
 MAX_ID_LENGTH = 256
+
+
+def _drop_frames(error: BaseException | None) -> None:
+    """Let go of what the frames an error went through hold (a request's params: they may be megabytes).
+
+    A frame that raised an error it holds (`raise problem`) makes a cycle with it: without this, those frames
+    and their locals stay until the cyclic GC happens to run, which a few large objects do not prompt.
+    """
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        traceback.clear_frames(error.__traceback__)
+        error = error.__cause__ or error.__context__
 
 
 def valid_id(value: Any) -> bool:
@@ -202,6 +216,7 @@ class Connection:
                             await self._reply(None, error=RequestError.invalid_request(str(line)))
                         else:
                             await self._on_line(line, tg)
+                        del line  # not kept while the next one is awaited: it may be megabytes
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                     log.info("input stream broke; shutting down")
                 log.info("input ended")
@@ -281,9 +296,11 @@ class Connection:
                     result = await self._dispatcher.handle_request(method, params)
                 except RequestError as exc:
                     await self._reply(request_id, error=exc)
+                    _drop_frames(exc)
                 except Exception as exc:
                     log.exception("internal error in %s", method)
                     await self._reply(request_id, error=RequestError.internal_error(f"{type(exc).__name__}: {exc}"))
+                    _drop_frames(exc)
                 else:
                     await self._reply(request_id, result=result)
                     for callback in callbacks:

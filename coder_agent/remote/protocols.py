@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 INBOUND_EXTENSION = "coder_agent.inbound"  # the scope extension holding a WebSocket connection's `Held`
 _DATA_OPCODES = (0x0, 0x1, 0x2)  # continuation, text, binary
 CLOSE_TRY_LATER = 1013
+_LARGE_FRAME = 64 * 1024
+_EMPTY_PONG = b"\x8a\x80\x00\x00\x00\x00"  # FIN + pong, masked (as from a client), no payload
 
 
 class FrameScanner:
@@ -42,6 +44,10 @@ class FrameScanner:
     def __init__(self) -> None:
         self._head = bytearray()
         self._skip = 0  # payload bytes still to pass
+
+    @property
+    def between_frames(self) -> bool:
+        return not self._skip and not self._head
 
     def scan(self, data: bytes, start: int) -> tuple[int, int]:
         """From `start`, the offset just past the next data frame's head and its payload size; or the end of
@@ -142,6 +148,7 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
         self._wanted = 0  # the payload size of a frame whose head was read, not yet counted in the budget
         self._stash = b""  # what was read past that head
         self._waiting_room = False
+        self._large_frame = False  # a large data frame was read: the parser keeps it until another frame comes
         self._writing_backed_up = False
         self._room_timer: asyncio.TimerHandle | None = None
 
@@ -175,6 +182,14 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
             end, self._wanted = self._scanner.scan(data, i)
             super().data_received(data[i:end])
             i = end
+            if self._wanted >= _LARGE_FRAME:
+                self._large_frame = True
+            elif self._large_frame and self._scanner.between_frames and not self.transport.is_closing():
+                # websockets' parser keeps the last frame it read (a local of its generator) until the next one
+                # comes: an idle client would keep its last message (up to 16 MiB) in the server for good. An
+                # empty pong, which nobody waits for, takes its place (it is ignored as unsolicited).
+                self._large_frame = False
+                super().data_received(_EMPTY_PONG)
 
     def _room_for(self, size: int) -> bool:
         if self.close_sent:  # closing: its messages are dropped unread

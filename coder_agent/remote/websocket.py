@@ -75,11 +75,12 @@ async def _receive_all(websocket: WebSocket, connection: RemoteConnection, held:
                 warned = True
             continue
         data = text.encode()
-        del text, message  # not kept while the agent is behind
+        del text, message  # nothing of a message is kept longer than needed: it may be megabytes
         try:
             await connection.deliver(data, _releaser(held, len(data)))
         except ConnectionGone:
             return
+        del data
 
 
 def _releaser(held: Held | None, size: int) -> Callable[[], None]:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+import tracemalloc
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -193,3 +195,59 @@ async def test_a_request_id_longer_than_256_characters_is_refused_and_not_kept(s
         assert answer["id"] is None and answer["error"]["code"] == -32600, str(answer)[:200]
     assert "longer than 256 characters" in refused[0]["error"]["data"]["detail"]
     assert kept == 0
+
+
+async def test_a_large_message_leaves_nothing_of_it_in_the_server_once_answered(
+    make_settings: Any, workspace: Path
+) -> None:
+    # No model: each prompt is parsed, checked and refused (-32000), and the connection stays open and idle. Nothing
+    # of the message may stay behind: not in a loop variable, not in websockets' parser, not in a cycle of frames
+    # that only the cyclic GC (which large objects do not prompt) would free.
+    text = "x" * (4 * 1024 * KiB)
+    tracemalloc.start()
+    try:
+        async with (
+            remote_server(make_settings(model=None)) as running,
+            http_client(running) as http,
+            anyio.create_task_group() as group,
+        ):
+            headers, stream = await open_http(http, running, group)
+            new = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "session/new",
+                    "params": {"cwd": str(workspace), "mcpServers": []},
+                }
+            )
+            await http.post(running.url, content=new, headers=headers)
+            session = (await stream.next_answer())["result"]["sessionId"]
+            prompt = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "session/prompt",
+                    "params": {"sessionId": session, "prompt": [{"type": "text", "text": text}]},
+                }
+            )
+            ws = await connect(running.ws_url, additional_headers=running.auth, max_size=None)
+            await ws.send(initialize())
+            await ws.recv()
+            await ws.send(new)
+            while "sessionId" not in (answer := json.loads(await ws.recv())).get("result", {}):
+                pass
+            ws_prompt = prompt.replace(session, answer["result"]["sessionId"])
+            posted = prompt.encode()  # the client's copies are made before the count starts
+            before = tracemalloc.get_traced_memory()[0]
+            await ws.send(ws_prompt)
+            while json.loads(await ws.recv()).get("id") != 3:
+                pass
+            assert (await http.post(running.url, content=posted, headers=headers)).status_code == 202
+            refused = await stream.next_answer()
+            kept = tracemalloc.get_traced_memory()[0] - before
+            await ws.close()
+            group.cancel_scope.cancel()
+    finally:
+        tracemalloc.stop()
+    assert refused["error"]["code"] == -32000
+    assert kept < 1024 * KiB, f"{kept} bytes kept after two messages of {len(text)} were answered"
