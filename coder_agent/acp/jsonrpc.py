@@ -12,7 +12,6 @@ import itertools
 import json
 import logging
 import math
-import traceback
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -75,15 +74,18 @@ MAX_ID_LENGTH = 256
 
 
 def _drop_frames(error: BaseException | None) -> None:
-    """Let go of what the frames an error went through hold (a request's params: they may be megabytes).
+    """Let go of the frames an answered error went through, and of what they hold (a request's params: they may be
+    megabytes).
 
-    A frame that raised an error it holds (`raise problem`) makes a cycle with it: without this, those frames
-    and their locals stay until the cyclic GC happens to run, which a few large objects do not prompt.
+    A frame that raised an error it holds (`raise problem`) makes a cycle with it through the traceback: those
+    frames and their locals would stay until the cyclic GC happens to run, which a few large objects do not
+    prompt. Dropping the tracebacks breaks the cycles (clearing the frames instead could finalize a coroutine
+    that is only suspended).
     """
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        traceback.clear_frames(error.__traceback__)
+        error.__traceback__ = None
         error = error.__cause__ or error.__context__
 
 
