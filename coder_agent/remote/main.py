@@ -121,6 +121,9 @@ def main(argv: list[str]) -> int:
     log_file = setup_logging(settings.log_level, settings.log_dir)
     for name, problem in settings.problems.items():
         log.error("%s: %s; requests that need it will be refused until it is fixed", name, problem)
+    raised = raise_open_files_limit()
+    if raised is not None:
+        log.info("open files: soft limit raised from %d to the hard limit, %d", *raised)
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
@@ -141,9 +144,6 @@ def main(argv: list[str]) -> int:
             f"warning: {args.host} is reachable from other machines and this server speaks plain HTTP: "
             "put a TLS reverse proxy in front of it (see README, 'coder-agent serve')\n"
         )
-    raised = raise_open_files_limit()
-    if raised is not None:
-        log.info("open files: soft limit raised from %d to the hard limit, %d", *raised)
     options = ServeOptions(max_connections=args.max_connections, header_timeout=args.header_timeout)
     server = RemoteServer(settings, token, args.allow_origin, options, signals=True)
     log.info("coder-agent %s serving on %s (model %s)", __version__, base, settings.model)

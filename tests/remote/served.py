@@ -59,11 +59,16 @@ class Served:
 
 
 @asynccontextmanager
-async def serve(env: dict[str, str], *args: str, open_files: int | None = None) -> AsyncIterator[Served]:
-    """`coder-agent serve --port 0 ARGS`; `open_files`: its limit of open files, soft and hard (as `ulimit -n`)."""
+async def serve(
+    env: dict[str, str], *args: str, open_files: int | None = None, soft_open_files: int | None = None
+) -> AsyncIterator[Served]:
+    """`coder-agent serve --port 0 ARGS`; `open_files`: its limit of open files, soft and hard (as `ulimit -n`);
+    `soft_open_files`: the soft limit alone (`ulimit -S -n`)."""
     command = [sys.executable, "-m", "coder_agent", "serve", "--port", "0", *args]
     if open_files is not None:
         command = ["sh", "-c", f"ulimit -n {open_files} && exec {shlex.join(command)}"]
+    elif soft_open_files is not None:
+        command = ["sh", "-c", f"ulimit -S -n {soft_open_files} && exec {shlex.join(command)}"]
     async with await anyio.open_process(command, env=env, cwd=REPO, stderr=subprocess.PIPE) as process:
         served = Served(process)
         async with anyio.create_task_group() as group:

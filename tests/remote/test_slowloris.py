@@ -98,3 +98,20 @@ async def test_half_sent_requests_lock_out_neither_health_nor_token_holders_and_
     assert init.protocol_version == PROTOCOL_VERSION and session.session_id.startswith("sess_")
     assert waited <= HEADER_TIMEOUT + 5
     assert "closing connections that have not shown the token" in served.text
+
+
+def open_files_limits(pid: int) -> tuple[str, str]:
+    with open(f"/proc/{pid}/limits") as limits:
+        for line in limits:
+            if line.startswith("Max open files"):
+                soft, hard = line.split()[3:5]
+                return soft, hard
+    raise AssertionError("no open files limit")
+
+
+async def test_serve_raises_its_soft_limit_of_open_files_to_the_hard_one(
+    tmp_path: Path, srv: ScriptedModelServer
+) -> None:
+    async with serve(agent_env(tmp_path, srv), soft_open_files=OPEN_FILES) as served:
+        soft, hard = open_files_limits(served.process.pid)
+    assert soft == hard  # (1,024 both where the hard limit is that too)
