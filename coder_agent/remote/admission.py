@@ -3,8 +3,8 @@
 A connection is unauthenticated from its accept until a request on it passes the gate (`authenticated`). There
 are at most `per_peer` of them from one address and `total` in all; a new one past either bound makes room by
 closing the oldest (of that address, or of all): a slow or silent client gives way to a new one, instead of the
-new one being refused, so a client that sends its request at once always gets through. Token holders' connections
-are out of it once their first request is let in.
+new one being refused, so a client that sends its request at once gets through past a crowd of slow ones. Token
+holders' connections are out of it once their first request is let in.
 
 Behind a reverse proxy every connection comes from the proxy's address: `per_peer` then bounds the proxy's, which
 reads whole requests before it passes them on.
