@@ -69,10 +69,30 @@ def _id_key(request_id: Any) -> str:
 
 
 _INVALID_ID = object()  # stands in for an id holding invalid Unicode
+# A string id longer than this is refused: it would be kept (and echoed) for the request's whole life.
+MAX_ID_LENGTH = 256
 
 
-def _valid_id(value: Any) -> bool:
-    return value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+def _drop_frames(error: BaseException | None) -> None:
+    """Let go of the frames an answered error went through, and of what they hold (a request's params: they may be
+    megabytes).
+
+    A frame that raised an error it holds (`raise problem`) makes a cycle with it through the traceback: those
+    frames and their locals would stay until the cyclic GC happens to run, which a few large objects do not
+    prompt. Dropping the tracebacks breaks the cycles (clearing the frames instead could finalize a coroutine
+    that is only suspended).
+    """
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        error.__traceback__ = None
+        error = error.__cause__ or error.__context__
+
+
+def valid_id(value: Any) -> bool:
+    if isinstance(value, str):
+        return len(value) <= MAX_ID_LENGTH
+    return value is None or (isinstance(value, int) and not isinstance(value, bool))
 
 
 class Connection:
@@ -198,6 +218,7 @@ class Connection:
                             await self._reply(None, error=RequestError.invalid_request(str(line)))
                         else:
                             await self._on_line(line, tg)
+                        del line  # not kept while the next one is awaited: it may be megabytes
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                     log.info("input stream broke; shutting down")
                 log.info("input ended")
@@ -225,7 +246,7 @@ class Connection:
         request_id = message.get("id")
         if suspect and find_invalid(request_id) is not None:
             request_id = _INVALID_ID  # it cannot be echoed: answer as to a request without a usable id
-        reply_id = request_id if _valid_id(request_id) else None
+        reply_id = request_id if valid_id(request_id) else None
         if message.get("jsonrpc") != "2.0":
             await self._reply(reply_id, error=RequestError.invalid_request('"jsonrpc" must be "2.0"'))
             return
@@ -233,8 +254,10 @@ class Connection:
         if method is not None:
             params = message.get("params")
             invalid = find_invalid(params) if suspect else None
-            if not isinstance(method, str) or not _valid_id(request_id):
-                await self._reply(reply_id, error=RequestError.invalid_request("bad method or id"))
+            if not isinstance(method, str) or not valid_id(request_id):
+                long_id = isinstance(request_id, str) and len(request_id) > MAX_ID_LENGTH
+                detail = f"the id is longer than {MAX_ID_LENGTH} characters" if long_id else "bad method or id"
+                await self._reply(reply_id, error=RequestError.invalid_request(detail))
             elif "id" in message:
                 if invalid is not None:
                     problem = f"Invalid params for {method}: {INVALID_UNICODE} at {invalid}"
@@ -275,9 +298,11 @@ class Connection:
                     result = await self._dispatcher.handle_request(method, params)
                 except RequestError as exc:
                     await self._reply(request_id, error=exc)
+                    _drop_frames(exc)
                 except Exception as exc:
                     log.exception("internal error in %s", method)
                     await self._reply(request_id, error=RequestError.internal_error(f"{type(exc).__name__}: {exc}"))
+                    _drop_frames(exc)
                 else:
                     await self._reply(request_id, result=result)
                     for callback in callbacks:
@@ -313,7 +338,7 @@ class Connection:
                 del self._withdrawn[key]
                 log.debug("late answer to withdrawn request %r ignored", request_id)
             else:
-                log.warning("response to unknown request id %r ignored", request_id)
+                log.warning("response to unknown request id %.80r ignored", request_id)
             return
         if "error" in message:
             pending.error = RequestError.from_wire(message["error"])

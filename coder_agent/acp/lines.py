@@ -59,6 +59,7 @@ async def read_lines(stream: anyio.abc.ByteReceiveStream, max_bytes: int) -> Asy
             if line.strip():
                 yield line
         rest = chunk[start:]
+        chunk = piece = line = b""  # not kept while the next chunk is awaited: a line may be megabytes
         if discarding:
             discarding += len(rest)
         elif len(buffer) + len(rest) > max_bytes:

@@ -1,4 +1,5 @@
-"""What the server's connections share: the settings, the session claims, the open connections, the limits."""
+"""What the server's connections share: the settings, the session claims, the open connections, the limits (the
+inbound budget, the admission of connections that have not shown the token)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import anyio
 import anyio.abc
 
 from ..settings import Settings
+from .admission import Admission
+from .budget import InboundBudget
 from .claims import Claims
 from .connection import RemoteConnection
 from .options import ServeOptions
@@ -22,9 +25,18 @@ class Unavailable(Exception):
 
 
 class Hub:
-    def __init__(self, settings: Settings, options: ServeOptions, task_group: anyio.abc.TaskGroup) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        options: ServeOptions,
+        task_group: anyio.abc.TaskGroup,
+        budget: InboundBudget,
+        admission: Admission,
+    ) -> None:
         self.settings = settings
         self.options = options
+        self.budget = budget  # the clients' messages held, across connections
+        self.admission = admission  # the TCP connections that have not shown the token yet
         self.claims = Claims(options.release_wait)
         self.connections: dict[str, RemoteConnection] = {}
         self.http_lanes: dict[str, HttpLanes] = {}

@@ -48,7 +48,35 @@ def parser() -> argparse.ArgumentParser:
         default=ServeOptions.max_connections,
         help=f"connections open at once; more are refused with 503 (default {ServeOptions.max_connections})",
     )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=ServeOptions.header_timeout,
+        metavar="SECONDS",
+        help="a client must send a whole request head within this long, or its TCP connection is closed "
+        f"(default {ServeOptions.header_timeout:g})",
+    )
     return p
+
+
+def raise_open_files_limit() -> tuple[int, int] | None:
+    """Raise the soft limit of open files to the hard one (each connection is one); the limits before, if raised.
+
+    The default soft limit is often 1,024: the connections that have not shown the token are bounded well below
+    it (README, "Limits"), and token holders get the rest.
+    """
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft == resource.RLIM_INFINITY or soft >= hard:
+        return None
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ValueError, OSError):
+        return None
+    return soft, hard
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -93,6 +121,9 @@ def main(argv: list[str]) -> int:
     log_file = setup_logging(settings.log_level, settings.log_dir)
     for name, problem in settings.problems.items():
         log.error("%s: %s; requests that need it will be refused until it is fixed", name, problem)
+    raised = raise_open_files_limit()
+    if raised is not None:
+        log.info("open files: soft limit raised from %d to the hard limit, %d", *raised)
     try:
         sock = bind(args.host, args.port)
     except OSError as exc:
@@ -113,7 +144,7 @@ def main(argv: list[str]) -> int:
             f"warning: {args.host} is reachable from other machines and this server speaks plain HTTP: "
             "put a TLS reverse proxy in front of it (see README, 'coder-agent serve')\n"
         )
-    options = ServeOptions(max_connections=args.max_connections)
+    options = ServeOptions(max_connections=args.max_connections, header_timeout=args.header_timeout)
     server = RemoteServer(settings, token, args.allow_origin, options, signals=True)
     log.info("coder-agent %s serving on %s (model %s)", __version__, base, settings.model)
     try:

@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 
+from ..acp.jsonrpc import valid_id
 from .outbox import Lane, Outbox
 
 # Requests whose answer goes on the connection stream even though they name a session.
@@ -67,12 +68,17 @@ class HttpLanes:
     def from_client(self, message: dict[str, Any]) -> None:
         """Note a request the client sent, to route its answer."""
         method = message.get("method")
-        if not isinstance(method, str) or "id" not in message:
-            return
+        if not isinstance(method, str) or "id" not in message or not valid_id(message["id"]):
+            return  # the agent refuses a request with a bad id, and answers it with a null id: nothing to route
         session_id = _session_of(message.get("params"))
         self._requests[_id_key(message["id"])] = (method, session_id)
         if method in _ESTABLISHING and session_id is not None:
             self._establishing[session_id] += 1
+
+    @property
+    def awaiting_answers(self) -> int:
+        """Requests of the client whose answers have not gone out yet (tests look)."""
+        return len(self._requests)
 
     def session_lane(self, session_id: str) -> Lane:
         lane = self.sessions.get(session_id)

@@ -11,10 +11,13 @@ import anyio
 import uvicorn
 
 from ..settings import Settings
+from .admission import Admission
 from .app import build_app
+from .budget import InboundBudget
 from .connection import RemoteConnection
 from .hub import Hub
 from .options import ServeOptions
+from .protocols import guarded_protocols
 from .security import Gate
 
 log = logging.getLogger(__name__)
@@ -64,15 +67,23 @@ class RemoteServer:
         self.on_connection: Callable[[RemoteConnection], None] | None = None  # tests and benchmarks look in
 
     async def serve(self, sockets: list[socket.socket]) -> None:
+        options = self.options
         async with anyio.create_task_group() as group:
-            self.hub = Hub(self.settings, self.options, group)
+            budget = InboundBudget(options.max_inbound_bytes, options.inbound_wait)
+            admission = Admission(options.max_unauthenticated, options.max_unauthenticated_per_peer)
+            self.hub = Hub(self.settings, options, group, budget, admission)
             self.hub.on_connection = self.on_connection
+            http, websocket = guarded_protocols(admission, options.header_timeout, budget)
             config = uvicorn.Config(
                 build_app(self.hub, self._gate),
+                http=http,
+                ws=websocket,
                 lifespan="off",
                 log_config=None,
                 access_log=False,
-                ws_max_size=self.options.max_message_bytes,
+                ws_max_size=options.max_message_bytes,
+                # A compressed frame's size says nothing of its message's: it could not be counted before it is read.
+                ws_per_message_deflate=False,
                 timeout_graceful_shutdown=5,
             )
             self._uvicorn = _Uvicorn(config, self.hub, self._signals)

@@ -8,21 +8,23 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 
 import anyio
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .budget import Held
 from .connection import ConnectionGone, RemoteConnection
 from .hub import Hub, Unavailable
 from .outbox import Lane
+from .protocols import CLOSE_TRY_LATER, INBOUND_EXTENSION, peer_of
 from .security import Gate
 
 log = logging.getLogger(__name__)
 
 CLOSE_GOING_AWAY = 1001
 CLOSE_POLICY = 1008
-CLOSE_TRY_LATER = 1013
 
 
 async def websocket_endpoint(hub: Hub, gate: Gate, websocket: WebSocket) -> None:
@@ -32,6 +34,7 @@ async def websocket_endpoint(hub: Hub, gate: Gate, websocket: WebSocket) -> None
         # "ASGI callable returned without completing handshake" after it (uvicorn PR #3138); the answer is right.
         await websocket.send_denial_response(JSONResponse({"error": denied.message}, denied.status))
         return
+    hub.admission.authenticated(peer_of(websocket.scope))
     try:
         connection = hub.open("websocket")
     except Unavailable as exc:
@@ -46,12 +49,15 @@ async def websocket_endpoint(hub: Hub, gate: Gate, websocket: WebSocket) -> None
             group.cancel_scope.cancel()
 
         group.start_soon(outgoing)
-        await _receive_all(websocket, connection)
+        held = websocket.scope.get("extensions", {}).get(INBOUND_EXTENSION)
+        await _receive_all(websocket, connection, held if isinstance(held, Held) else None)
         connection.close("the client closed the WebSocket")
         group.cancel_scope.cancel()
 
 
-async def _receive_all(websocket: WebSocket, connection: RemoteConnection) -> None:
+async def _receive_all(websocket: WebSocket, connection: RemoteConnection, held: Held | None) -> None:
+    """Each text message to the agent. `held`: what the protocol counted of this client's messages in the inbound
+    budget (each message's bytes, as the frames said); each is let go once the agent has taken it."""
     warned = False
     while True:
         try:
@@ -62,14 +68,27 @@ async def _receive_all(websocket: WebSocket, connection: RemoteConnection) -> No
             return
         text = message.get("text")
         if text is None:
+            if held is not None:
+                held.release(len(message.get("bytes") or b""))
             if not warned:  # the RFD's rule, but a client sending binary frames would otherwise wait forever
                 log.warning("connection %s: binary frames are ignored; ACP messages are text frames", connection.id)
                 warned = True
             continue
+        data = text.encode()
+        del text, message  # nothing of a message is kept longer than needed: it may be megabytes
         try:
-            await connection.deliver(text.encode())
+            await connection.deliver(data, _releaser(held, len(data)))
         except ConnectionGone:
             return
+        del data
+
+
+def _releaser(held: Held | None, size: int) -> Callable[[], None]:
+    def release() -> None:
+        if held is not None:
+            held.release(size)
+
+    return release
 
 
 async def _send_all(websocket: WebSocket, connection: RemoteConnection, lane: Lane) -> None:
@@ -84,11 +103,11 @@ async def _send_all(websocket: WebSocket, connection: RemoteConnection, lane: La
         try:
             while True:
                 try:
-                    data = await lane.next(reader, math.inf)
+                    taken = await lane.next(reader, math.inf)
                 except anyio.EndOfStream:
                     break
-                if data is not None:
-                    await websocket.send_text(data.decode())
+                if taken is not None:
+                    await websocket.send_text(taken[1].decode())
         except (OSError, WebSocketDisconnect):  # the client is gone
             return
         finally:

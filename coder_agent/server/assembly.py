@@ -79,8 +79,11 @@ def build_agent(
     sessions: Sessions,
     background: anyio.abc.TaskGroup,
     router: Router,
+    *,
+    remote: bool = False,
 ) -> tuple[Handlers, SessionHandlers]:
-    """The agent as the settings describe it, its methods registered on `router` (editors and headless alike)."""
+    """The agent as the settings describe it, its methods registered on `router` (editors and headless alike;
+    `remote`: for a client of `coder-agent serve`)."""
 
     def current() -> Settings:  # a login read again replaces them
         return state.settings
@@ -100,7 +103,7 @@ def build_agent(
     if settings.config_dir is not None:
         sessions.rule_book = RuleFile(settings.config_dir)
     mcp = SessionMcp(current, client, background)
-    state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background, mcp)
+    state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background, mcp, remote)
     handlers, session_handlers = Handlers(state), SessionHandlers(state)
     handlers.register(router)
     session_handlers.register(router)
@@ -116,6 +119,8 @@ async def serve(
     early_initialize: dict[str, Any] | None = None,
     claims: SessionClaims | None = None,
     early_session: EarlySession | None = None,
+    *,
+    remote: bool = False,
 ) -> None:
     """Serve one ACP connection until its input ends (`early_initialize`, `early_session`: see `acp.early`).
 
@@ -132,7 +137,7 @@ async def serve(
             client = FillIn(editor, background)  # what the editor does not offer, this machine serves
             sessions = Sessions(client, store, problem, claims)
             handlers, session_handlers = build_agent(
-                settings, client, editor.set_capabilities, sessions, background, router
+                settings, client, editor.set_capabilities, sessions, background, router, remote=remote
             )
             if early_initialize is not None:
                 handlers.adopt_initialize(early_initialize)

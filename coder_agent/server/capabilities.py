@@ -57,12 +57,15 @@ def model_sees_images(model: str | None) -> bool:
     return sees_images(model)
 
 
-def initialize_result(client_capabilities: Any = None, image: bool | None = None) -> dict[str, Any]:
+def initialize_result(
+    client_capabilities: Any = None, image: bool | None = None, *, logout: bool = True
+) -> dict[str, Any]:
     """The `initialize` result, in wire form, for a client with these (wire-form) capabilities. Advertise only
     what works.
 
     `image`: whether the configured model takes images; None: find the model as the settings would
-    (`settings_peek`, before they are loaded) and ask litellm's map.
+    (`settings_peek`, before they are loaded) and ask litellm's map. `logout`: whether `logout` is offered (not
+    to the remote clients of `coder-agent serve`: the saved keys are the operator's).
     """
     if image is None:
         from ..settings_peek import configured_model
@@ -82,7 +85,7 @@ def initialize_result(client_capabilities: Any = None, image: bool | None = None
                 "fork": {},  # unstable in v1: see agent/session_methods.py
                 "additionalDirectories": {},
             },
-            "auth": {"logout": {}},
+            "auth": {"logout": {}} if logout else {},
         },
         "agentInfo": {"name": "coder-agent", "title": "Coder Agent", "version": __version__},
         "authMethods": auth_methods(client_capabilities),

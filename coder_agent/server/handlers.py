@@ -45,7 +45,11 @@ class Handlers:
         self._state.set_client_capabilities(params.client_capabilities)
         if params.protocol_version != PROTOCOL_VERSION:
             log.info("client asked for protocol %s; we speak %s", params.protocol_version, PROTOCOL_VERSION)
-        return initialize_result(params.client_capabilities.wire(), image=model_sees_images(self._state.settings.model))
+        return initialize_result(
+            params.client_capabilities.wire(),
+            image=model_sees_images(self._state.settings.model),
+            logout=not self._state.remote,
+        )
 
     def adopt_initialize(self, params: dict[str, Any]) -> None:
         """Take in an `initialize` that was answered before the runtime started (see `acp.early`)."""

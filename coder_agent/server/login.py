@@ -4,7 +4,8 @@ The terminal login (`coder-agent login`, run by the client in a terminal or by t
 in the user's config folder and picks the model; the client then starts the agent again. The `saved-login`
 method is for clients that cannot run a terminal: `authenticate` reads the user's files again and succeeds when
 they now give a model and its key. `logout` forgets the saved keys (the keys the editor's configuration sets
-in the agent's environment are the editor's: they stay). A prompt without a model or without its key is
+in the agent's environment are the editor's: they stay); the remote clients of `coder-agent serve` are refused it
+(the saved keys are the server operator's, not theirs to remove). A prompt without a model or without its key is
 refused with -32000 (auth required), so that the client offers the login.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 
+from ..acp.errors import METHOD_NOT_FOUND, RequestError
 from ..acp.router import Router
 from ..acp.schema import AuthenticateRequest, Empty
 from ..agent.errors import AuthRequired, InvalidInput
@@ -69,6 +71,13 @@ class Login:
         return Empty()
 
     async def logout(self, params: Empty) -> Empty:
+        if self._state.remote:
+            raise RequestError(
+                METHOD_NOT_FOUND,
+                "logout is not offered to remote clients: the saved keys belong to the server's operator "
+                "(who runs `coder-agent logout` on the server)",
+                {"method": "logout"},
+            )
         settings = self._state.settings
         removed = KeyStore(settings.config_dir).remove() if settings.config_dir is not None else []
         self._reload()

@@ -33,6 +33,7 @@ class AgentState:
     config: SessionConfig
     background: anyio.abc.TaskGroup
     mcp: SessionMcp  # where each session's MCP servers come from
+    remote: bool = False  # a client of `coder-agent serve`: the operator's own files (saved keys) are not its to change
 
     def state_of(self, session: Session) -> SessionStateResponse:
         return SessionStateResponse(modes=self.config.modes(session), config_options=self.config.options(session))

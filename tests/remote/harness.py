@@ -62,6 +62,16 @@ class Running:
         assert self.server.hub is not None
         return self.server.hub
 
+    def write_buffered(self) -> int:
+        """Bytes the server's transports hold that no client has taken yet (asyncio's write buffers)."""
+        uvicorn = self.server._uvicorn
+        assert uvicorn is not None
+        return sum(
+            transport.get_write_buffer_size()
+            for protocol in uvicorn.server_state.connections
+            if (transport := getattr(protocol, "transport", None)) is not None
+        )
+
     def watch(self, connection: RemoteConnection) -> None:
         validator = AgentMessageValidator()
         connection.taps.append(validator.feed_client)
@@ -188,6 +198,7 @@ class EventStreamReader:
         self.opened = anyio.Event()  # the server has answered (and attached the stream, when 200)
         self.ended = anyio.Event()
         self.passed_over: list[dict[str, Any]] = []  # the notifications `next_answer` went past
+        self.event_ids: list[str] = []  # each event's `id`, as it arrived
 
     async def read(self, http: httpx.AsyncClient, url: str, headers: dict[str, str]) -> None:
         try:
@@ -195,7 +206,9 @@ class EventStreamReader:
                 self.status = response.status_code
                 self.opened.set()
                 async for line in response.aiter_lines():
-                    if line.startswith("data: "):
+                    if line.startswith("id: "):
+                        self.event_ids.append(line[len("id: ") :])
+                    elif line.startswith("data: "):
                         await self._send.send(json.loads(line[len("data: ") :]))
         finally:
             self.opened.set()

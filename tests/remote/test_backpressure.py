@@ -152,3 +152,51 @@ async def test_an_sse_client_that_stops_reading_is_disconnected_after_a_bounded_
         assert LIMIT - SLACK <= slow.outbox.peak_bytes <= LIMIT + SLACK
         after = await http.post(running.url, content=prompt, headers=headers)
         assert after.status_code == 404
+
+
+async def test_a_client_that_stops_reading_with_less_than_the_bound_pending_is_disconnected_on_time(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    # 600 kB: more than the socket buffers hold, less than the 1 MiB bound. The turn ends, the agent writes no
+    # more, and what it wrote waits for a client that reads nothing.
+    srv.enqueue(Reply(steps=[TextStep(pieces=[PIECE] * 30), FinishStep()]))
+    options = replace(TEST_OPTIONS, stall_timeout=0.5)
+    later = RecordingClient()
+    async with remote_server(settings, options=options) as running, http_client(running) as http:
+        init = await http.post(
+            running.url,
+            content=request(1, "initialize", {"protocolVersion": 1}),
+            headers={"content-type": "application/json"},
+        )
+        connection_id = init.headers["acp-connection-id"]
+        headers = {"content-type": "application/json", "acp-connection-id": connection_id}
+        [slow] = running.connections
+        said: list[str] = []  # the text of each chunk the agent wrote
+        slow.outbox.taps.append(lambda line: said.extend(re.findall(r'"text":"(x+)"', line.decode())))
+        with small_socket(running.port) as sock:
+            sock.sendall(
+                (
+                    f"GET /acp HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\nAuthorization: Bearer {running.token}\r\n"
+                    f"Accept: text/event-stream\r\nAcp-Connection-Id: {connection_id}\r\n\r\n"
+                ).encode()
+            )
+            new = request(2, "session/new", {"cwd": str(workspace), "mcpServers": []})
+            assert (await http.post(running.url, content=new, headers=headers)).status_code == 202
+            session = await anyio.to_thread.run_sync(read_session_id, sock)  # then it reads nothing more
+            prompt = request(3, "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]})
+            assert (await http.post(running.url, content=prompt, headers=headers)).status_code == 202
+            with anyio.fail_after(15):
+                await slow.ended.wait()
+        assert slow.close_reason is not None and "read nothing for 0.5 s" in slow.close_reason
+        assert slow.outbox.peak_bytes < options.max_buffer_bytes
+        async with sdk_websocket(running, later) as conn:  # its session was saved and let go
+            await conn.initialize(protocol_version=PROTOCOL_VERSION)
+            await conn.load_session(session_id=session, cwd=str(workspace), mcp_servers=[])
+    replayed = "".join(
+        u.content.text
+        for u in later.updates(session)
+        if isinstance(u, AgentMessageChunk) and isinstance(u.content, TextContentBlock)
+    )
+    # What the agent said before it stopped (all of it, unless the turn was still going: then it was cancelled) is
+    # kept, although the client never read it; each update is stored before it is sent.
+    assert said and replayed.startswith("".join(said)) and set(replayed) == {"x"}

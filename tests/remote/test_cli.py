@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
-import anyio.abc
 import httpx
 import pytest
 from acp import PROTOCOL_VERSION, connect_to_agent, text_block
@@ -20,68 +16,11 @@ from acp.ws import create_websocket_stream
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.support.acp_client import base_env
+from tests.remote.served import agent_env, serve
 from tests.support.recording_client import RecordingClient
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-REPO = Path(__file__).resolve().parents[2]
 SERVE_ONLY = ("starlette", "uvicorn", "websockets", "coder_agent.remote")
-
-
-def agent_env(tmp_path: Path, srv: ScriptedModelServer, **extra: str) -> dict[str, str]:
-    return {
-        **base_env(),
-        "PYTHONPATH": str(REPO),
-        "CODER_AGENT_HOME": str(tmp_path / "home"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "CODER_AGENT_MODEL": "openai/scripted",
-        "CODER_AGENT_API_BASE": srv.url,
-        "CODER_AGENT_API_KEY": "sk-test",
-        **extra,
-    }
-
-
-class Served:
-    def __init__(self, process: anyio.abc.Process) -> None:
-        self.process = process
-        self.stderr = b""
-        self.ready = anyio.Event()
-
-    @property
-    def text(self) -> str:
-        return self.stderr.decode(errors="replace")
-
-    async def drain(self) -> None:
-        assert self.process.stderr is not None
-        async for chunk in self.process.stderr:
-            self.stderr += chunk
-            if b"/health" in self.stderr and (b"token" in self.stderr):
-                self.ready.set()
-        self.ready.set()
-
-    @property
-    def port(self) -> int:
-        match = re.search(r"serving ACP on http://[^ ]+:(\d+)/acp", self.text)
-        assert match, self.text
-        return int(match.group(1))
-
-
-@asynccontextmanager
-async def serve(env: dict[str, str], *args: str) -> AsyncIterator[Served]:
-    command = [sys.executable, "-m", "coder_agent", "serve", "--port", "0", *args]
-    async with await anyio.open_process(command, env=env, cwd=REPO, stderr=subprocess.PIPE) as process:
-        served = Served(process)
-        async with anyio.create_task_group() as group:
-            group.start_soon(served.drain)
-            with anyio.fail_after(30):
-                await served.ready.wait()
-            try:
-                yield served
-            finally:
-                process.send_signal(signal.SIGINT)
-                with anyio.fail_after(30):
-                    await process.wait()
 
 
 async def test_serve_shows_where_it_listens_and_a_new_token_once_and_serves_a_prompt_with_it(
@@ -175,3 +114,24 @@ async def test_the_editor_path_imports_nothing_of_the_server(
     imported = {line.split("|")[-1].strip() for line in stderr.decode().splitlines() if line.startswith("import time:")}
     assert "litellm" in imported or "coder_agent.llm.fast_start" in imported  # the check sees the turn's imports
     assert not [name for name in imported if name.split(".")[0] in SERVE_ONLY or name.startswith(SERVE_ONLY)]
+
+
+async def test_the_token_is_never_logged_even_at_debug_level(
+    tmp_path: Path, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    token = "never-in-the-log-0123456789"
+    env = agent_env(tmp_path, srv, CODER_AGENT_SERVE_TOKEN=token, CODER_AGENT_LOG_LEVEL="DEBUG")
+    auth = {"Authorization": f"Bearer {token}"}
+    async with serve(env) as served:
+        transport = await create_websocket_stream(f"ws://127.0.0.1:{served.port}/acp", headers=auth)
+        conn = connect_to_agent(RecordingClient(), transport)
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.close()
+        initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}})
+        async with httpx.AsyncClient(headers={"content-type": "application/json", **auth}) as http:
+            posted = await http.post(f"http://127.0.0.1:{served.port}/acp", content=initialize)
+    log = (tmp_path / "home" / "logs" / "coder-agent.log").read_text()
+    assert posted.status_code == 200
+    assert " DEBUG " in log  # debug logging was on
+    assert token not in log and token not in served.text

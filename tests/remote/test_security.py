@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from coder_agent.auth.keystore import KeyStore
 from coder_agent.remote.security import Gate, is_loopback
 from coder_agent.settings import Settings
 from tests.remote.harness import http_client, remote_server
@@ -100,3 +102,24 @@ def test_the_gate_compares_the_whole_token_and_only_bearer_tokens() -> None:
 def test_loopback_addresses_are_recognised() -> None:
     assert all(is_loopback(host) for host in ("127.0.0.1", "127.3.2.1", "::1", "[::1]", "localhost"))
     assert not any(is_loopback(host) for host in ("0.0.0.0", "::", "192.168.1.2", "example.com"))
+
+
+async def test_a_remote_client_is_not_offered_logout_and_cannot_remove_the_operators_saved_keys(
+    tmp_path: Path,
+) -> None:
+    user = tmp_path / "operator"
+    KeyStore(user / ".config" / "coder-agent").save("ANTHROPIC_API_KEY", "sk-ant-operators-own-0123", where="file")
+    (user / ".config" / "coder-agent" / "config.toml").write_text('model = "anthropic/claude-sonnet-4-5"\n')
+    credentials = user / ".config" / "coder-agent" / "credentials.toml"
+    saved = credentials.read_text()
+    settings = Settings.load({"HOME": str(user), "CODER_AGENT_HOME": str(user / "data")}, lenient=True)
+    async with remote_server(settings) as running, connect(running.ws_url, additional_headers=running.auth) as ws:
+        await ws.send(INITIALIZE)
+        capabilities = json.loads(await ws.recv())["result"]["agentCapabilities"]
+        await ws.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "logout", "params": {}}))
+        refused = json.loads(await ws.recv())
+    assert "logout" not in capabilities.get("auth", {})
+    assert refused["error"]["code"] == -32601
+    assert "saved keys belong to the server's operator" in refused["error"]["message"]
+    assert credentials.read_text() == saved
+    assert KeyStore(user / ".config" / "coder-agent").names() == ["ANTHROPIC_API_KEY"]

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import httpx
 import pytest
+from websockets.asyncio.client import connect
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
@@ -187,3 +189,79 @@ async def test_a_connection_whose_client_never_opens_its_stream_ends(settings: S
         )
     assert opened.close_reason == "no connection stream (GET) open for 0.3 s"
     assert listed.status_code == 404
+
+
+def dechunk(body: bytes) -> bytes:
+    """The data of a chunked HTTP/1.1 body, as far as whole chunks go."""
+    data = b""
+    while b"\r\n" in body:
+        size_line, rest = body.split(b"\r\n", 1)
+        size = int(size_line, 16)
+        if len(rest) < size + 2:
+            break
+        data, body = data + rest[:size], rest[size + 2 :]
+    return data
+
+
+async def read_events(stream: anyio.abc.ByteStream, count: int) -> list[tuple[int, dict[str, Any]]]:
+    """Read an SSE response off a raw connection until `count` events have come: each one's id and message."""
+    seen = b""
+    with anyio.fail_after(10):
+        while (body := dechunk(seen.partition(b"\r\n\r\n")[2])).count(b"\n\n") < count:
+            seen += await stream.receive()
+    events = []
+    for block in body.split(b"\n\n")[:count]:
+        fields = dict(line.split(b": ", 1) for line in block.split(b"\n"))
+        events.append((int(fields[b"id"]), json.loads(fields[b"data"])))
+    return events
+
+
+async def test_a_stream_resumed_with_last_event_id_gets_again_what_was_sent_after_that_event(
+    settings: Settings, workspace: Path
+) -> None:
+    async with remote_server(settings) as running, http_client(running) as http, anyio.create_task_group() as group:
+        connection = await initialize(http, running)
+        headers = {**JSON, "acp-connection-id": connection}
+        first = await anyio.connect_tcp("127.0.0.1", running.port)
+        await first.send(
+            (
+                f"GET /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {running.token}\r\n"
+                f"Accept: text/event-stream\r\nAcp-Connection-Id: {connection}\r\n\r\n"
+            ).encode()
+        )
+        new = message(2, "session/new", {"cwd": str(workspace), "mcpServers": []})
+        assert (await http.post(running.url, content=new, headers=headers)).status_code == 202
+        # The answer and the commands update were both sent; the stream breaks with the second still on its way.
+        (answered, answer), (in_flight, update) = await read_events(first, 2)
+        await first.aclose()
+        resumed = EventStreamReader()
+        resume = {"acp-connection-id": connection, "last-event-id": str(answered)}
+        await resumed.open(group, http, running.url, **resume)
+        again = await resumed.next()
+        await http.post(running.url, content=message(3, "session/list", {}), headers=headers)
+        listed = await resumed.next()
+        group.cancel_scope.cancel()
+    assert answer["id"] == 2 and update["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    assert again == update  # sent again, and nothing from before it
+    assert listed["id"] == 3
+    assert [int(n) for n in resumed.event_ids] == [in_flight, int(resumed.event_ids[1])]
+    assert answered < in_flight < int(resumed.event_ids[1])
+
+
+async def test_json_nested_too_deeply_is_a_clear_400_over_http_and_a_parse_error_over_websocket(
+    settings: Settings,
+) -> None:
+    deep = b"[" * 100_000
+    async with remote_server(settings) as running, http_client(running) as http:
+        connection = await initialize(http, running)
+        with_connection = await http.post(running.url, content=deep, headers={**JSON, "acp-connection-id": connection})
+        opening = await http.post(running.url, content=deep, headers=JSON)
+        async with connect(running.ws_url, additional_headers=running.auth) as ws:
+            await ws.send(deep.decode())
+            over_websocket = json.loads(await ws.recv())
+            await ws.send(message(1, "initialize", {"protocolVersion": 1}))
+            still = json.loads(await ws.recv())
+    for response in (with_connection, opening):
+        assert response.status_code == 400 and "nested too deeply" in response.json()["error"]
+    assert over_websocket["id"] is None and over_websocket["error"]["code"] == -32700
+    assert still["result"]["protocolVersion"] == 1

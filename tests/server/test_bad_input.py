@@ -71,6 +71,12 @@ def error_of(reply: dict[str, Any], request_id: Any) -> dict[str, Any]:
         pytest.param(
             b'{"jsonrpc": "2.0", "id": 8, "method": "session/new", "params": [1]}\n', -32602, 8, id="array-params"
         ),
+        pytest.param(  # kept, and echoed, for the request's life: refused
+            json.dumps({"jsonrpc": "2.0", "id": "i" * 257, "method": "session/list"}).encode() + b"\n",
+            -32600,
+            None,
+            id="id-over-256-characters",
+        ),
     ],
 )
 async def test_a_malformed_message_gets_its_error_and_the_agent_keeps_serving(
