@@ -5,7 +5,7 @@ What the agent knows as secrets (`learn`, `learn_url`, `learn_environ`):
 - the value of every credential variable it has, wherever it found it (the environment, the user's `.env`
   files, the keys `coder-agent login` saved, `config.toml`): `CODER_AGENT_API_KEY`, `CODER_AGENT_SERVE_TOKEN`,
   the provider key variables (`credentials.PROVIDER_KEY_VARIABLES`), and any other variable whose name says it
-  holds one (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`: `_SECRET_NAME`), and every model's key;
+  holds one (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`: `_SECRET_NAME_ENDS`), and every model's key;
 - what a URL among them carries (`CODER_AGENT_API_BASE`, `HTTPS_PROXY`, `DATABASE_URL`, ...): the password of
   its user info, and the values of query parameters named like keys (`key=`, `api_key=`, `token=`, `sig=`...).
 
@@ -52,10 +52,12 @@ MODEL_KEY = "model key"  # a model's key not known under any variable's name (a 
 MASK_START = "[secret "
 _GENERIC = f"{MASK_START}{MODEL_KEY}]"
 
-# A variable whose name ends so holds a secret (the agent's settings end so too: API_KEY, SERVE_TOKEN).
-_SECRET_NAME = (
-    r"(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|SECRET_?KEY|PRIVATE_?KEY|CREDENTIALS?)$"
-)
+# A variable whose name ends so holds a secret (the agent's settings end so too: API_KEY, SERVE_TOKEN). Plain
+# suffixes, not a pattern: the environment is first looked at on the path to `initialize`, where a compile costs.
+_SECRET_NAME_ENDS = (
+    *("TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS"),
+    *(f"{kind}{joint}KEY" for kind in ("API", "ACCESS", "SECRET", "PRIVATE") for joint in ("", "_")),
+)  # not ..._TOKENS: a count (MAX_TOKENS)
 # A URL query parameter whose name holds one of these words carries a secret.
 _KEY_PARAM_WORDS = ("key", "token", "secret", "pass", "pwd", "sig", "auth", "credential")
 
@@ -63,7 +65,7 @@ _KEY_PARAM_WORDS = ("key", "token", "secret", "pass", "pwd", "sig", "auth", "cre
 def mask(text: str) -> str:
     """`text` with every known secret masked."""
     known = _known or _first_look()
-    if known.text is None or known.text.search(text) is None:
+    if known.empty or known.text.search(text) is None:
         return text
     return known.text.sub(known.text_mask, text)
 
@@ -71,7 +73,7 @@ def mask(text: str) -> str:
 def mask_bytes(data: bytes) -> bytes:
     """`data` (UTF-8) with every known secret masked."""
     known = _known or _first_look()
-    if known.data is None or known.data.search(data) is None:
+    if known.empty or known.data.search(data) is None:
         return data
     return known.data.sub(known.data_mask, data)
 
@@ -80,7 +82,7 @@ def replaced_by_masks(old: str, new: str) -> list[str]:
     """The masks that stand in `new` where `old` holds the secrets they mask, which `new` no longer holds: text
     written from a masked copy (what the model read) that would put masks in place of the keys."""
     known = _known or _first_look()
-    if known.text is None:
+    if known.empty:
         return []
     lost = {
         shown
@@ -101,11 +103,7 @@ def holds_mask(text: str) -> int:
 
 def is_secret_variable(name: str) -> bool:
     """Whether the variable `name` holds a credential (its value is a secret, whatever it looks like)."""
-    return (
-        name in PROVIDER_KEY_VARIABLES
-        or name == API_KEY_VARIABLE
-        or re.search(_SECRET_NAME, name, re.IGNORECASE) is not None  # compiled on first use, then cached by `re`
-    )
+    return name in PROVIDER_KEY_VARIABLES or name == API_KEY_VARIABLE or name.upper().endswith(_SECRET_NAME_ENDS)
 
 
 def learn(name: str, value: str | None) -> None:
@@ -138,18 +136,31 @@ def learn_environ(environ: Mapping[str, str]) -> None:
 
 
 class _Known:
-    """Every form to look for, as one pattern (one pass over a line, however many secrets: ~0.2 us for a streamed
-    chunk's line with 1 secret, ~2 us with 10, where a `in` per form costs ~0.4 us each), and their masks.
-    Longest first: where a secret starts inside a longer one's form, the longer one wins."""
+    """Every form to look for, as one pattern (one pass over a line, however many secrets: ~0.5 us for a streamed
+    chunk's line with 5 keys, ~2.5 us with 10 unlike ones, where an `in` per form costs ~0.4 us each), and their
+    masks. Longest first: where a secret starts inside a longer one's form, the longer one wins. Each pattern is
+    compiled when first used (the early writer uses the bytes one alone)."""
 
-    __slots__ = ("_data", "_text", "data", "text")
+    __slots__ = ("_data", "_data_re", "_text", "_text_re", "empty")
 
     def __init__(self, forms: Mapping[str, str]) -> None:
-        ordered = sorted(forms, key=len, reverse=True)
         self._text = dict(forms)
         self._data = {needle.encode(): shown.encode() for needle, shown in forms.items()}
-        self.text = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-        self.data = re.compile(b"|".join(re.escape(needle.encode()) for needle in ordered)) if ordered else None
+        self._text_re: re.Pattern[str] | None = None
+        self._data_re: re.Pattern[bytes] | None = None
+        self.empty = not forms
+
+    @property
+    def text(self) -> re.Pattern[str]:
+        if self._text_re is None:
+            self._text_re = re.compile("|".join(map(re.escape, sorted(self._text, key=len, reverse=True))))
+        return self._text_re
+
+    @property
+    def data(self) -> re.Pattern[bytes]:
+        if self._data_re is None:
+            self._data_re = re.compile(b"|".join(map(re.escape, sorted(self._data, key=len, reverse=True))))
+        return self._data_re
 
     def text_mask(self, found: re.Match[str]) -> str:
         return self._text[found.group()]
@@ -219,36 +230,52 @@ def _add_value(name: str, value: str) -> bool:
 
 
 def _add_url(name: str, url: str) -> bool:
-    if "@" not in url and "?" not in url:
-        return False  # no user info, no query: nothing secret (and nothing imported on the path to `initialize`)
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
+    parts = _url_parts(url.strip())
+    if parts is None:
         return False
+    userinfo, query = parts
     added = False
     shown = label(name)
-    userinfo, at, _ = parts.netloc.rpartition("@")
     user, colon, password = userinfo.partition(":")
-    if at and colon and password:
+    if colon and password:
         context = f"//{userinfo}@"
         if len(context) >= MIN_SECRET_LENGTH:
             added = _add_form(context, f"//{user}:{shown}@") or added
-        for value in {password, unquote(password)}:
+        for value in {password, _unquote(password)}:
             added = _add_value(name, value) or added
-        import base64  # the same as a Basic Authorization header carries it, should a server echo that
+        import binascii  # the same as a Basic Authorization header carries it, should a server echo that
 
-        basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+        basic = binascii.b2a_base64(f"{_unquote(user)}:{_unquote(password)}".encode(), newline=False).decode()
         added = _add_value(name, basic) or added
-    for pair in parts.query.split("&"):
+    for pair in query.split("&"):
         key, equals, value = pair.partition("=")
         if equals and value and any(word in key.lower() for word in _KEY_PARAM_WORDS):
             if len(pair) >= MIN_SECRET_LENGTH:
                 added = _add_form(pair, f"{key}={shown}") or added
-            for form in {value, unquote(value)}:
+            for form in {value, _unquote(value)}:
                 added = _add_value(name, form) or added
     return added
+
+
+def _url_parts(url: str) -> tuple[str, str] | None:
+    """(the user info, the query) of `url`, as `urllib.parse.urlsplit` finds them; None for no URL. By hand:
+    `urllib.parse` imports `ipaddress`, 2-10 ms on a busy machine, and the environment is first looked at on the
+    path to `initialize`."""
+    scheme, separator, rest = url.partition("://")
+    if not separator or not scheme or not all(c.isalnum() or c in "+-." for c in scheme):
+        return None
+    end = min((at for at in map(rest.find, "/?#") if at >= 0), default=len(rest))
+    userinfo = rest[:end].rpartition("@")[0]
+    query = rest[end:].partition("#")[0].partition("?")[2]
+    return userinfo, query
+
+
+def _unquote(text: str) -> str:
+    if "%" not in text:
+        return text
+    from urllib.parse import unquote  # only for a URL that percent-encodes its secret
+
+    return unquote(text)
 
 
 # ---- the CLI's own output -------------------------------------------------------------------------------------

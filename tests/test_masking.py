@@ -48,6 +48,24 @@ def test_a_url_keeps_its_shape_and_loses_its_password_and_key_like_query_values(
     ) in shown
 
 
+def test_urls_are_read_as_urllib_reads_them() -> None:
+    from urllib.parse import urlsplit
+
+    for url in (
+        "https://user:pw@host/v1?key=abc&x=1#frag",
+        "http://h:1/v1",
+        "https://user@host",
+        "http://a:b@c?token=t",
+        "git+ssh://u:p@example.com:22/repo",
+        "https://host/p?q#f?x",
+        "https://u:p%40x@h/",
+        "https://u:p@h@x/?k=v",
+    ):
+        parts = urlsplit(url)
+        assert masking._url_parts(url) == (parts.netloc.rpartition("@")[0], parts.query), url
+    assert masking._url_parts("not a url") is None
+
+
 def test_a_url_password_long_enough_is_masked_alone_too_and_as_basic_auth() -> None:
     password = secrets.token_hex(12)
     masking.learn_url("HTTPS_PROXY", f"http://me:{password}@proxy:3128")
