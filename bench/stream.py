@@ -12,13 +12,17 @@
    path. On a busy 2-core machine litellm's own ~1 ms per chunk jitters by more than the agent's cost, so
    read these as ratios, not differences.
 
-    python bench/stream.py [--chunks 2000] [--rounds 7]
+Every line the agent writes has the secrets it knows masked (`masking`): `--secrets N` (default 5: the model's
+key and a few provider keys and tokens in the environment) makes it know N keys besides the environment's.
+
+    python bench/stream.py [--chunks 2000] [--rounds 7] [--secrets 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -33,6 +37,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("REPEATED_STREAMING_CHUNK_LIMIT", "1000000")
 
+from coder_agent import masking
 from coder_agent.acp.jsonrpc import Connection
 from coder_agent.acp.router import Router
 from coder_agent.agent.session import Session
@@ -237,7 +242,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--secrets", type=int, default=5, help="keys the agent knows (masked in every line)")
     args = parser.parse_args()
+    for number in range(args.secrets):
+        masking.learn(f"BENCH_{number}_API_KEY", "sk-" + secrets.token_urlsafe(36))
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "script.json"
         Script(default=Reply.many_chunks(args.chunks)).save(script)
@@ -283,7 +291,7 @@ async def main() -> None:
     a, g, d = statistics.median(alone), statistics.median(agent), statistics.median(direct)
     per_own = statistics.median(own) / args.chunks * 1e6
     per_direct = statistics.median(own_direct) / args.chunks * 1e6
-    print(f"chunks per reply: {args.chunks}, rounds: {args.rounds} (medians)")
+    print(f"chunks per reply: {args.chunks}, rounds: {args.rounds} (medians), secrets known: {args.secrets}")
     print(f"litellm path, agent's own cost (replayed chunks)  {per_own:7.1f} us/chunk  target <= 100 us")
     print(f"direct path, agent's own cost (replayed bytes)    {per_direct:7.1f} us/chunk  target <= 100 us")
     print(f"live: litellm alone                  {a / args.chunks * 1e6:7.1f} us/chunk  ({a * 1000:.0f} ms per reply)")

@@ -29,6 +29,9 @@ def run_acp() -> int:
     from .acp.early import answer_initialize, reserve_stdout
 
     protocol_fd = reserve_stdout()
+    from .masking import masked
+
+    sys.stdout = sys.stderr = masked(sys.stderr)  # a stray print, a thread's traceback: no known secret in them
     from .server.capabilities import initialize_result
 
     try:
@@ -190,8 +193,14 @@ def main(argv: list[str] | None = None) -> None:
     if args and args[0] in SUBCOMMANDS:
         import importlib
 
+        from .logs import mask_records
+        from .masking import masked_stdio
+
         module, function = SUBCOMMANDS[args[0]]
-        sys.exit(getattr(importlib.import_module(f"{__package__}.{module}"), function)(args[1:]))
+        mask_records()
+        with masked_stdio():  # the command's output, and anything a library prints: no known secret in it
+            code = getattr(importlib.import_module(f"{__package__}.{module}"), function)(args[1:])
+        sys.exit(code)
     if args[:1] == ["acp"]:  # `acp --help`; any other argument is a usage error (exit 2)
         from .cli_help import acp_parser
 
@@ -209,9 +218,11 @@ def main(argv: list[str] | None = None) -> None:
         # Skip interpreter teardown (seconds on a busy machine once litellm is loaded).
         os._exit(code)
     if args[:1] == ["serve"]:
+        from .masking import masked_stdio
         from .remote.main import main as serve_main  # Starlette and uvicorn are imported by this path only
 
-        code = serve_main(args[1:])
+        with masked_stdio():
+            code = serve_main(args[1:])
         sys.stderr.flush()
         os._exit(code)  # skip interpreter teardown, as `run` does
     import argparse

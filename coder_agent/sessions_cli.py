@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from .acp.schema import CurrentModeUpdate, PlanUpdate, SessionUpdate, UsageUpdate, UserMessageChunk
 from .agent.blobs import expand
+from .masking import mask
 from .settings import Settings, SettingsError
 from .store.base import SessionRecord, StoreError
 from .store.sqlite import SqliteSessionStore
@@ -135,8 +136,8 @@ def cmd_export(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO)
         "updates": [parse(expand(body, lookup)) for body in store.updates(record.id)],
     }
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if args.output:  # a file the user may share: no known secret in it, as on stdout (`cli.main` masks that)
+        Path(args.output).write_text(mask(text), encoding="utf-8")
         out.write(f"Exported {record.id} to {args.output}\n")
     else:
         out.write(text)

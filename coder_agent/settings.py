@@ -31,6 +31,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from . import masking
 from .credentials import PREFIX, is_agent_variable
 from .modes import MODE_IDS
 from .untrusted import Refused, read_capped
@@ -131,6 +132,14 @@ class Settings(BaseModel):
     def environ(self) -> Mapping[str, str]:
         """The environment these settings were read from (the process's, unless `load` was given another)."""
         return self._environ if self._environ is not None else os.environ
+
+    def learn_secrets(self) -> None:
+        """Tell `masking` the secrets these settings hold (a key or an address from `config.toml` too), and those
+        of the environment they were read from: from then on no sink writes them."""
+        masking.learn_environ(self.environ)
+        masking.learn(PREFIX + "API_KEY", self.api_key)
+        masking.learn(PREFIX + "SERVE_TOKEN", self.serve_token)
+        masking.learn_url(PREFIX + "API_BASE", self.api_base)
 
     def reload(self) -> Settings:
         """The settings read again from where they came from (after a login or a logout); `self` if not loaded.
@@ -242,6 +251,7 @@ class Settings(BaseModel):
         settings._saved_keys = saved
         settings._environ = env
         settings._user_files = user_files
+        settings.learn_secrets()
         return settings
 
 
@@ -267,6 +277,7 @@ def merge_saved_keys(environ: MutableMapping[str, str], origins: dict[str, str],
 
     store = KeyStore(config_dir(environ))
     saved = store.load()
+    masking.learn_environ(saved.keys)  # those the environment overrides too: the file still holds them
     notices.extend(saved.problems)
     added = set()
     for name, value in saved.keys.items():
@@ -296,6 +307,7 @@ def merge_user_dotenv(environ: MutableMapping[str, str], origins: dict[str, str]
             break
         values = read_dotenv(files[which])
         if values is not None:
+            masking.learn_environ(values)  # those the environment overrides too: the file still holds them
             read.append(files[which])
             for key, value in values.items():
                 if key not in environ:

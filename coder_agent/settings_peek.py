@@ -352,8 +352,11 @@ def peek_model(environ: Mapping[str, str] | None = None) -> ModelPeek | None:
         mcp_servers = _mcp_servers(env, raw)
     except _Unsure:
         return None
+    from . import masking
     from .auth.usable import request_key
     from .llm.config import ModelConfig
+
+    masking.learn_environ(env)  # what the early call's reply or error may echo: the early writer masks it
 
     config = ModelConfig(
         model=model,

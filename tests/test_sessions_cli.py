@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import secrets
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
+from coder_agent.cli import main as cli_main
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.sessions_cli import main
@@ -326,3 +329,28 @@ def test_list_show_export_and_delete_a_session_the_agent_recorded(
     assert code == 1
     assert f"unknown session {session_id}" in err and "Traceback" not in err
     assert sessions("list")[1] == "No saved sessions.\n"
+
+
+def test_a_session_an_older_version_stored_with_a_key_is_shown_and_exported_without_it(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = "live-" + secrets.token_hex(20)
+    monkeypatch.setenv("CODER_AGENT_API_KEY", key)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # not the user's own files
+    store = SqliteSessionStore(home / "sessions.db")
+    store.create(SessionRecord(id="sess_k", cwd="/w", created_at="2026-01-02T03:04:05.000Z"))
+    store.close()
+    said = f"The provider said: bad key {key}"
+    with sqlite3.connect(home / "sessions.db") as db:  # rows as a version that did not mask them wrote them
+        update = {"sessionUpdate": "agent_message_chunk", "content": text(said), "messageId": "m1"}
+        db.execute("INSERT INTO updates VALUES ('sess_k', 1, ?)", (json.dumps(update).encode(),))
+        db.execute("INSERT INTO messages VALUES ('sess_k', 1, ?)", (json.dumps({"role": "assistant", "text": said}),))
+    exported = tmp_path / "exported.json"
+    for args in (["show", "sess_k"], ["export", "sess_k"], ["export", "sess_k", "-o", str(exported)]):
+        with pytest.raises(SystemExit) as ended:
+            cli_main(["sessions", *args])
+        assert ended.value.code == 0
+    printed = capsys.readouterr()
+    assert key not in printed.out + printed.err and key not in exported.read_text()
+    assert printed.out.count("bad key [secret CODER_AGENT_API_KEY]") == 3  # shown, and the export's two texts
+    assert exported.read_text().count("bad key [secret CODER_AGENT_API_KEY]") == 2

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ..masking import mask_bytes
 from ..unicode import find_invalid
 
 MAX_FIRST_LINE = 1024 * 1024
@@ -87,8 +88,10 @@ def _request(line: bytes, method: str) -> tuple[Any, dict[str, Any]] | None:
 
 
 def write_message(out_fd: int, message: dict[str, Any]) -> None:
-    """One JSON-RPC message, written whole as one line (the early stages write their own)."""
-    view = memoryview(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+    """One JSON-RPC message, written whole as one line (the early stages write their own), every known secret
+    masked (`masking`), as the full connection writes them."""
+    line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    view = memoryview(mask_bytes(line))
     while view:
         view = view[os.write(out_fd, view) :]
 

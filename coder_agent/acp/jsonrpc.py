@@ -3,7 +3,8 @@
 One reader task parses lines and dispatches: each incoming request runs in its own task (so a
 `session/cancel` is handled while a `session/prompt` runs, and a handler may await an answer from the
 peer while the reader keeps reading); notifications are handled inline, in order. Outgoing messages are
-written whole, one at a time, in the order they were sent.
+written whole, one at a time, in the order they were sent, every known secret masked (`masking`) but in the
+requests the peer acts on (`request(verbatim=True)`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
+from ..masking import mask_bytes
 from ..unicode import INVALID_UNICODE, decode_line, dumps, find_invalid, scrub_value
 from .errors import ConnectionClosed, RequestError
 from .lines import LineTooLong, read_lines
@@ -129,10 +131,14 @@ class Connection:
             message["params"] = params
         await self._write(message)
 
-    async def request(self, method: str, params: Any = None, *, timeout: float | None = None) -> Any:
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = None, verbatim: bool = False
+    ) -> Any:
         """Send a request and wait for its answer; a peer error is raised as `RequestError`.
 
         On timeout or cancellation the peer is told with `$/cancel_request`, so it can stop working on it.
+        `verbatim`: the request is sent as it is, known secrets and all, because the peer acts on it rather than
+        shows it (a file's content to write, which must keep the key it holds).
         """
         if self._closed:
             raise ConnectionClosed()
@@ -144,7 +150,7 @@ class Connection:
         if params is not None:
             message["params"] = params
         try:
-            await self._write(message)
+            await self._write(message, verbatim)
             with anyio.fail_after(timeout if timeout is not None else math.inf):
                 await pending.done.wait()
         except TimeoutError:
@@ -180,10 +186,12 @@ class Connection:
         """Write already-framed JSON-RPC lines (each one whole and ending in a newline) in one go."""
         await self._write_line(data)
 
-    async def _write(self, message: JsonDict) -> None:
-        await self._write_line(dumps(message) + b"\n")
+    async def _write(self, message: JsonDict, verbatim: bool = False) -> None:
+        await self._write_line(dumps(message) + b"\n", verbatim)
 
-    async def _write_line(self, data: bytes) -> None:
+    async def _write_line(self, data: bytes, verbatim: bool = False) -> None:
+        if not verbatim:
+            data = mask_bytes(data)  # every line the client gets: no known secret, whichever path made it
         async with self._write_lock:
             if self._closed:
                 raise ConnectionClosed()

@@ -3,6 +3,12 @@
 Every call the model makes is shown to the editor (`tool_call`, then `tool_call_update`s) and answered in
 the history (`ToolMessage`), whatever happens to it: invalid arguments, a refusal, a failure, cancellation.
 Consecutive read-only calls run concurrently; everything else runs one at a time, in order.
+
+The model never reads a secret the agent knows (`masking`): a command that prints the environment or cats a
+`.env` answers with `[secret NAME]` in place of each key. The provider need not be the key's (an OpenAI key in
+the environment of a session on Anthropic), and a model that never had a key can neither write it into a file or
+a command nor stream it back split across chunks, where no sink could see it whole. So that this loses nothing,
+an edit that would put a mask where the file holds the key is refused (`_masks_written`).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from ..acp.schema import (
     ToolCallStatus,
 )
 from ..llm.messages import ToolCallRequest, ToolMessage
+from ..masking import mask, replaced_by_masks
 from .changes import Watch
 from .client import Client
 from .errors import ClientError
@@ -113,7 +120,8 @@ class ToolCallRunner:
         """Put every call's answer in the history (unfinished ones: cancelled); returns the unfinished ones."""
         unfinished = [call for call in calls if call.answer is None]
         for call in calls:
-            self._session.add(ToolMessage(tool_call_id=call.request.id, content=call.answer or CANCELLED))
+            answer = mask(call.answer) if call.answer else CANCELLED
+            self._session.add(ToolMessage(tool_call_id=call.request.id, content=answer))
         return unfinished
 
     async def _show_cancelled(self, unfinished: list[_Call]) -> None:
@@ -177,6 +185,9 @@ class ToolCallRunner:
             await self._fail(
                 call, f"{request.name} failed with an internal error: {type(exc).__name__}: {exc}", tool=tool
             )
+            return
+        if (refused := _masks_written(intent, ctx)) is not None:
+            await self._fail(call, refused, tool=tool)
             return
         shown = ToolCallFields(
             tool_call_id=call.acp_id,
@@ -328,8 +339,23 @@ class ToolCallRunner:
         if any(isinstance(item, TerminalContent) for item in content):
             # The terminal is gone by the time a session is replayed: keep its output as text.
             replay_as = update.model_copy(update={"content": [text_content(_capped(result.output))]})
-        call.answer = _capped(result.output, self._output_chars)  # first: the history needs it regardless
+        # First: the history needs it regardless. Masked before the cut, which could otherwise halve a key.
+        call.answer = _capped(mask(result.output), self._output_chars)
         await self._session.publish(update, replay_as=replay_as)
+
+
+def _masks_written(intent: Intent, ctx: ToolContext) -> str | None:
+    """Why the intent's edits are refused, if one would write a mask where its file holds the key (the model
+    copied text it read masked): None when none would."""
+    for change in intent.changes:
+        masks = replaced_by_masks(change.old_text or "", change.new_text or "")
+        if masks:
+            return (
+                f"Not written: {ctx.display(change.path)} holds keys that you read masked as {', '.join(masks)}; "
+                "this edit would put the masks in their place and lose the keys. Leave the masked lines as they "
+                "are: edit the other lines with edit_file, an old_string that does not include a mask."
+            )
+    return None
 
 
 def _internal(tool: str, exc: Exception) -> str:

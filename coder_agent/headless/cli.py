@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..acp.schema import StopReason
 from ..agent.permissions import MODE_IDS
+from ..masking import masked_stdio
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -110,7 +111,8 @@ def main(argv: list[str]) -> int:
     try:
         args = usage.parse_args(argv)
         prompt, cwd, mode = _prompt(args, usage), _cwd(args, usage), _mode(args)
-        return _run(args, prompt, cwd, mode)
+        with masked_stdio():  # the live view, the JSON lines, errors: no known secret in them
+            return _run(args, prompt, cwd, mode)
     except SystemExit as exc:  # argparse: --help, or a usage error (already explained on stderr)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:  # while reading the prompt, or before the run took Ctrl-C over

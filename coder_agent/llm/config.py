@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import masking
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -24,6 +26,12 @@ class ModelConfig:
     retry_max_delay: float = 30.0
     max_tokens: int | None = None
     reasoning_effort: str | None = None
+
+    def __post_init__(self) -> None:
+        # The key and the address a model is called with are secrets the agent holds, wherever this was made
+        # (settings, the early call, doctor): a provider's error that echoes them is masked like the rest.
+        masking.learn(masking.MODEL_KEY, self.api_key)
+        masking.learn_url(masking.API_BASE_VARIABLE, self.api_base)
 
     @property
     def retry_policy(self) -> RetryPolicy:

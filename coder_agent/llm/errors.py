@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..masking import mask
 from .base import ModelError
 from .providers import key_variable
 
@@ -195,6 +196,16 @@ def unreachable_error(exc: BaseException, model: str, api_base: str | None) -> M
 
 
 def classify_error(exc: BaseException, model: str, api_base: str | None = None) -> ModelError:
+    """The `ModelError` for a provider failure, on either path. The provider's words may quote the key it was
+    sent, or the address it was reached at: every secret the agent knows is masked in the message (`masking`),
+    so that both paths say the same and no sink gets the key from it."""
+    error = _classified(exc, model, api_base)
+    error.message = mask(error.message)
+    error.args = (error.message,)
+    return error
+
+
+def _classified(exc: BaseException, model: str, api_base: str | None) -> ModelError:
     if isinstance(exc, StreamEndedEarly):
         if exc.received:
             return ModelError(

@@ -9,7 +9,7 @@ import os
 import socket
 import sys
 
-from .. import __version__
+from .. import __version__, masking
 from .options import ServeOptions
 
 DEFAULT_HOST = "127.0.0.1"
@@ -139,6 +139,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("clients authenticate with the token in CODER_AGENT_SERVE_TOKEN\n")
     else:  # shown here once, never logged
         sys.stderr.write(f"token (shown once; clients send 'Authorization: Bearer <token>'): {token}\n")
+    masking.learn(masking.SERVE_TOKEN_VARIABLE, token)  # only now: masked everywhere from here on
     if not is_loopback(args.host):
         sys.stderr.write(
             f"warning: {args.host} is reachable from other machines and this server speaks plain HTTP: "

@@ -133,7 +133,9 @@ class EmptyBodyStep(_Step):
 class HttpErrorStep(_Step):
     """Answer with an HTTP error instead of a completion. Must be the first step.
 
-    `error_type` is the body's `error.type`; by default one that fits the status (see `wire.py`).
+    `error_type` is the body's `error.type`; by default one that fits the status (see `wire.py`). With
+    `echo_key`, `{key}` in `message` becomes the key the request carried (the bearer token of its
+    `Authorization`, else its `x-api-key`), as the error bodies of some servers and proxies quote it.
     """
 
     type: Literal["http_error"] = "http_error"
@@ -141,6 +143,15 @@ class HttpErrorStep(_Step):
     message: str
     retry_after: float | None = Field(default=None, ge=0)
     error_type: str | None = None
+    echo_key: bool = False
+
+    def message_for(self, headers: Mapping[str, str]) -> str:
+        """The body's message for a request with these headers (names lower-cased)."""
+        if not self.echo_key:
+            return self.message
+        bearer = headers.get("authorization", "")
+        key = bearer.split(" ", 1)[1] if bearer.lower().startswith("bearer ") else headers.get("x-api-key", "")
+        return self.message.replace("{key}", key)
 
 
 Step = Annotated[
@@ -209,8 +220,10 @@ class Reply(BaseModel):
         return cls(steps=[*steps, FinishStep(finish_reason="tool_calls"), _usage(tokens)])
 
     @classmethod
-    def error(cls, status: int, message: str, retry_after: float | None = None) -> Reply:
-        return cls(steps=[HttpErrorStep(status=status, message=message, retry_after=retry_after)])
+    def error(cls, status: int, message: str, retry_after: float | None = None, echo_key: bool = False) -> Reply:
+        """An HTTP error; with `echo_key`, `{key}` in `message` is the request's key (see `HttpErrorStep`)."""
+        step = HttpErrorStep(status=status, message=message, retry_after=retry_after, echo_key=echo_key)
+        return cls(steps=[step])
 
     @classmethod
     def stall(cls, seconds: float, after_text: Sequence[str] = (), then_text: Sequence[str] = ()) -> Reply:

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -288,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
             if reply is None:
                 log.error("%s (request #%d)", EXHAUSTED_MESSAGE, len(owner.requests))
                 return self._send_http_error(HttpErrorStep(status=500, message=EXHAUSTED_MESSAGE))
-            self._play(reply, body)
+            self._play(reply, body, headers)
         except json.JSONDecodeError as exc:
             self._send_json(400, error_json(f"scripted model: invalid JSON body: {exc}", 400))
         except _ClientGone:
@@ -298,10 +298,10 @@ class _Handler(BaseHTTPRequestHandler):
         except _Stopped:
             self.close_connection = True
 
-    def _play(self, reply: Reply, body: dict[str, Any]) -> None:
+    def _play(self, reply: Reply, body: dict[str, Any], headers: dict[str, str]) -> None:
         model = str(body.get("model") or self.server.owner.model)
         if (error := reply.http_error) is not None:
-            return self._send_http_error(error)
+            return self._send_http_error(error, headers)
         if reply.steps and isinstance(reply.steps[0], EmptyBodyStep):
             return self._send_empty_body()
         if not body.get("stream"):
@@ -345,10 +345,11 @@ class _Handler(BaseHTTPRequestHandler):
         for event in wire.stream_events(reply, model=model, include_usage=include_usage):
             yield event if isinstance(event, Control) else f"data: {json.dumps(event)}\n\n".encode()
 
-    def _send_http_error(self, error: HttpErrorStep) -> None:
+    def _send_http_error(self, error: HttpErrorStep, request_headers: Mapping[str, str] | None = None) -> None:
         headers = {} if error.retry_after is None else {"Retry-After": f"{error.retry_after:g}"}
         errors = anthropic_wire.error_json if self.anthropic else error_json
-        self._send_json(error.status, errors(error.message, error.status, error.error_type), headers)
+        message = error.message_for(request_headers or {})
+        self._send_json(error.status, errors(message, error.status, error.error_type), headers)
 
     def _send_empty_body(self) -> None:
         self.send_response(200)

@@ -25,6 +25,7 @@ from ..agent.tools import builtin_tools
 from ..auth.usable import request_key
 from ..llm.base import Model
 from ..local.fill_in import FillIn
+from ..logs import mask_records
 from ..rules_file import RuleFile
 from ..settings import Settings
 from ..store.base import SessionStore, StoreError
@@ -127,6 +128,8 @@ async def serve(
     `claims`: this is one of several connections sharing the store (`coder-agent serve`): when it ends, its
     sessions are saved and let go, so that another connection can load them.
     """
+    settings.learn_secrets()  # the settings may have been made in code (a test, the headless run's overrides)
+    mask_records()
     router = Router()
     connection = Connection(receive, send, router)
     editor = EditorClient(connection)

@@ -99,7 +99,8 @@ class EditorClient:
 
     async def write_text_file(self, session_id: str, path: str, content: str) -> None:
         params = WriteTextFileRequest(session_id=session_id, path=path, content=content)
-        await self._call("fs/write_text_file", params.wire(), FILE_TIMEOUT)
+        # As it is: a file that held a key (a `.env` the model edited elsewhere) must still hold it, not its mask.
+        await self._call("fs/write_text_file", params.wire(), FILE_TIMEOUT, verbatim=True)
 
     async def create_terminal(
         self,
@@ -118,7 +119,8 @@ class EditorClient:
             env=[EnvVariable(name=k, value=v) for k, v in (env or {}).items()],
             output_byte_limit=output_byte_limit,
         )
-        result = await self._call("terminal/create", params.wire(), TERMINAL_TIMEOUT)
+        # As it is: the command runs what it says (a key the user gave in the prompt included); it is shown masked.
+        result = await self._call("terminal/create", params.wire(), TERMINAL_TIMEOUT, verbatim=True)
         return _reply("terminal/create", CreateTerminalResponse, result).terminal_id
 
     def takes_compaction_updates(self) -> bool:
@@ -146,9 +148,9 @@ class EditorClient:
         params = TerminalRequest(session_id=session_id, terminal_id=terminal_id).wire()
         return await self._call(method, params, timeout)
 
-    async def _call(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+    async def _call(self, method: str, params: dict[str, Any], timeout: float | None, verbatim: bool = False) -> Any:
         try:
-            result = await self._connection.request(method, params, timeout=timeout)
+            result = await self._connection.request(method, params, timeout=timeout, verbatim=verbatim)
         except ConnectionClosed as exc:
             raise ClientGone(f"{method}: {exc.message}") from exc
         except RequestError as exc:  # the client's own error; its detail is in the message (`from_wire`)

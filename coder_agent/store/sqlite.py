@@ -3,6 +3,10 @@
 Each append is its own short transaction, committed before the update goes to the editor, so a crash
 (even `kill -9`) loses nothing the editor was shown. With WAL and `synchronous=NORMAL` a commit does not
 wait for the disk, only for the OS: a power cut may lose the last moments, a process crash loses nothing.
+
+Every text written (updates, the model-facing history, a session's title and state) has the secrets the agent
+knows masked first (`masking`): the file outlives the key, and `sessions show`/`export` print it. Images (blobs)
+are kept as they are: base64 data holds no text to mask, and masking it could only break it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..masking import mask, mask_bytes
 from ..private import private_file, private_folder, tighten
 from .base import SessionRecord, StoreError
 from .checkpoints import SqliteCheckpoints
@@ -90,13 +95,13 @@ def _row(record: SessionRecord) -> tuple[Any, ...]:
         record.id,
         record.cwd,
         json.dumps(record.additional_directories),
-        record.title,
+        None if record.title is None else mask(record.title),
         record.created_at,
         record.updated_at,
         record.mode,
         record.model,
         record.thought_level,
-        json.dumps(record.state),
+        mask(json.dumps(record.state)),
         record.parent_id,
     )
 
@@ -169,12 +174,12 @@ class SqliteSessionStore:
 
     def append_update(self, session_id: str, update_json: bytes) -> None:
         # The sequence number is computed under SQLite's write lock: safe when several agents append.
-        self._write(_APPEND.format(table="updates"), (session_id, session_id, update_json))
+        self._write(_APPEND.format(table="updates"), (session_id, session_id, mask_bytes(update_json)))
 
     def append_messages(self, session_id: str, messages_json: Sequence[str]) -> None:
         if not messages_json:
             return
-        rows = [(session_id, session_id, body) for body in messages_json]
+        rows = [(session_id, session_id, mask(body)) for body in messages_json]
         try:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -188,7 +193,7 @@ class SqliteSessionStore:
 
     def replace_messages(self, session_id: str, messages_json: Sequence[str]) -> None:
         # One transaction: a crash (kill -9 included) leaves the old conversation or the new one, never a mix.
-        rows = [(session_id, seq, body) for seq, body in enumerate(messages_json, start=1)]
+        rows = [(session_id, seq, mask(body)) for seq, body in enumerate(messages_json, start=1)]
         try:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")

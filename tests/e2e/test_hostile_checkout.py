@@ -77,7 +77,8 @@ async def test_a_provider_key_from_the_users_dotenv_reaches_the_model_but_never_
     assert done.stop_reason == "end_turn"
     assert [request.headers["authorization"] for request in srv.requests] == [f"Bearer {openai_key}"] * 2
     [command_output] = [m["content"] for m in srv.requests[1].body["messages"] if m["role"] == "tool"]
-    assert "GITHUB_TOKEN=ghp_users_own_token" in command_output  # the user's own variables pass
+    # the user's own variables pass (the command has the token); the model reads its value masked, as a secret
+    assert "GITHUB_TOKEN=[secret GITHUB_TOKEN]" in command_output and "ghp_users_own_token" not in command_output
     assert "CODER_AGENT_" not in command_output
     assert openai_key not in command_output and "OPENAI_API_KEY" not in command_output
     assert openai_key not in json.dumps(agent.messages)  # nor shown to the editor

@@ -9,6 +9,8 @@ test checks the outcome is the right one.
 from __future__ import annotations
 
 import json
+import secrets
+from dataclasses import replace
 
 import anyio
 import pytest
@@ -39,7 +41,7 @@ from coder_agent.scripted.script import (
 )
 from coder_agent.scripted.server import ScriptedModelServer
 
-from .contract import ANTHROPIC, LM_STUDIO, OPENAI, WIRES, Wire, both
+from .contract import ANTHROPIC, LM_STUDIO, OPENAI, PATHS, WIRES, Wire, both, run
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.name)]
 
@@ -127,6 +129,15 @@ async def test_permanent_http_errors_are_not_retried(wire: Wire, status: int) ->
     assert f"scripted {status}" in message
     assert (retryable, error_status) == (False, status)
     assert outcome.requests == 1
+
+
+async def test_an_error_that_echoes_the_key_says_what_it_said_without_the_key(wire: Wire) -> None:
+    key = "live-" + secrets.token_hex(20)  # a self-hosted server's key: no `sk-` form anyone's redaction knows
+    echo = Reply.error(401, "Incorrect API key provided: {key}", echo_key=True)
+    outcome = await both(replace(wire, key=key), [echo, Reply.text("unused")])  # and the early call taken over
+    assert outcome.headers[0].get("authorization", outcome.headers[0].get("x-api-key", "")).endswith(key)
+    assert outcome.error is not None
+    assert "Incorrect API key provided: [secret model key]" in outcome.error[0] and key not in outcome.error[0]
 
 
 async def test_retries_are_bounded_and_say_so(wire: Wire) -> None:
@@ -279,6 +290,18 @@ async def test_an_unreachable_provider_is_named_alike(wire: Wire) -> None:
         True,
         None,
     )
+
+
+async def test_an_unreachable_provider_is_named_without_the_secrets_of_its_address(wire: Wire) -> None:
+    with ScriptedModelServer() as srv:
+        url = wire.api_base(srv)
+    password, key = "pw-" + secrets.token_hex(2), "k-" + secrets.token_hex(3)  # short: known only in the URL
+    address = url.replace("http://", f"http://me:{password}@") + f"?key={key}"
+    shown = address.replace(password, "[secret CODER_AGENT_API_BASE]").replace(key, "[secret CODER_AGENT_API_BASE]")
+    for path in PATHS:  # the causes they name differ (litellm's clients refuse a URL with credentials): not `both`
+        outcome = await run(path, wire, [], api_base=address, max_retries=0)
+        assert outcome.error is not None
+        assert outcome.error[0].startswith(f"Could not reach the model provider at {shown}:"), outcome.error
 
 
 CONVERSATION: list[ChatMessage] = [

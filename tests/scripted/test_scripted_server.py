@@ -154,6 +154,19 @@ async def test_a_401_with_openais_error_type_becomes_a_bad_request_error(
     assert caught.value.status_code == 401
 
 
+@pytest.mark.parametrize("endpoint", ["/v1/chat/completions", "/v1/messages"])
+@pytest.mark.parametrize("header", ["authorization", "x-api-key"])
+async def test_an_error_can_echo_the_key_the_request_carried(
+    srv: ScriptedModelServer, endpoint: str, header: str
+) -> None:
+    srv.enqueue(Reply.error(401, "Incorrect API key provided: {key}", echo_key=True))
+    value = "Bearer sk-echo-me-123456" if header == "authorization" else "sk-echo-me-123456"
+    async with httpx.AsyncClient() as client:
+        response = await client.post(srv.anthropic_url + endpoint, json={}, headers={header: value})
+    assert response.status_code == 401
+    assert response.json()["error"]["message"] == "Incorrect API key provided: sk-echo-me-123456"
+
+
 async def test_a_stall_before_the_first_chunk_raises_a_timeout(litellm: ModuleType, srv: ScriptedModelServer) -> None:
     srv.enqueue(Reply.stall(60))
     with anyio.fail_after(10), pytest.raises(litellm.Timeout) as caught:
@@ -303,6 +316,7 @@ def test_a_script_round_trips_through_json(tmp_path: Path) -> None:
         "message": "rate limited",
         "retry_after": 1.0,
         "error_type": None,
+        "echo_key": False,
     }
 
 
