@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import logging
 from collections.abc import Sequence
 from functools import partial
@@ -10,7 +9,7 @@ from functools import partial
 from pydantic import TypeAdapter, ValidationError
 
 from ..llm.messages import ChatMessage
-from ..store.base import SessionRecord, SessionStore, StoreError
+from ..store.base import SessionRecord, SessionStore, StoreError, now
 from ..store.checkpoints import SqliteCheckpoints
 from .blobs import expand
 from .checkpoints import Checkpoints
@@ -29,8 +28,7 @@ _MESSAGE = TypeAdapter[ChatMessage](ChatMessage)
 REPLAY_BATCH = 256
 
 
-def now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+__all__ = ["Sessions", "now"]
 
 
 def _rules_state(rules: PermissionRules) -> dict[str, object]:

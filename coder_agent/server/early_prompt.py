@@ -193,6 +193,10 @@ def run(
     from ..llm.routes import route_headers
 
     body = request_body(prep, system_text(system_prompt, session.mode), text)
+    assert request is not None
+    if all(set(block) == {"type", "text"} for block in request[1]["prompt"]):
+        # Taken: should the input end now, the early stage keeps this turn as the full agent would (`early_exit`)
+        session.prompt = (line + b"\n", [block["text"] for block in request[1]["prompt"]])
 
     def reach(fd: int, for_write: bool, seconds: float) -> bool | None:
         """While the server is reached (its name, the connect, TLS, the request sent): input or the runtime
