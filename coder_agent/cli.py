@@ -67,8 +67,10 @@ def run_acp() -> int:
     for notice in settings.notices:
         log.warning("%s", notice)
     log.info("coder-agent %s speaking ACP on stdio (model %s, log %s)", __version__, settings.model, log_file)
+    from . import exit_deadline
+
     try:
-        anyio.run(serve_stdio, settings, 0, protocol_fd, early)
+        anyio.run(serve_stdio, settings, 0, protocol_fd, early, exit_deadline.start)
     except KeyboardInterrupt:
         pass
     log.info("input closed; exiting")

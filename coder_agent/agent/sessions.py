@@ -271,6 +271,11 @@ class Sessions:
         finally:
             self._release(session_id)
 
+    def cancel_turns(self) -> None:
+        """Cancel every turn running, as `session/cancel` does (the client is gone)."""
+        for session in self.live.values():
+            session.cancel_turn()
+
     def release_all(self) -> None:
         """The connection has ended and its turns have stopped: save every live session and let it go."""
         for session_id, session in list(self.live.items()):

@@ -90,7 +90,7 @@ class DirectModel:
                     async for event in events:
                         yield event
                 return
-            await anyio.to_thread.run_sync(http_client.prepare)  # imports httpx, off the event loop
+            await anyio.to_thread.run_sync(http_client.prepare, abandon_on_cancel=True)  # httpx, off the loop
         import httpx
 
         client = http_client.client()

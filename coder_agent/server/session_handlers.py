@@ -216,7 +216,8 @@ class SessionHandlers:
             self._state.background.start_soon(self._preload)
 
     async def _preload(self) -> None:
-        await anyio.to_thread.run_sync(self._state.turns.builtin)  # the tools' modules, off the event loop
+        # The tools' modules, off the event loop; an agent that exits meanwhile does not wait for the import.
+        await anyio.to_thread.run_sync(self._state.turns.builtin, abandon_on_cancel=True)
         await anyio.to_thread.run_sync(prepare_direct, abandon_on_cancel=True)  # what a first call needs
         # Importing litellm holds the interpreter for seconds: not while the user waits on a reply. The direct
         # path serves the calls it can until then; a call only litellm can make loads it at once.
