@@ -19,7 +19,7 @@ import threading
 
 log = logging.getLogger(__name__)
 
-EXIT_BUDGET = 0.3  # seconds from the end of the input to the exit, the children's ends included
+EXIT_BUDGET = 0.25  # seconds from the end of the input to ending what is left (the children get KILL_GRACE more)
 KILL_GRACE = 0.05  # between the SIGTERM and the SIGKILL of the children still there then
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import pytest
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
+from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
 from tests.e2e.test_early_prompt import _chunks, _held_messages, _start
 from tests.e2e.test_early_session import held_env, reply_to
 from tests.local.processes import read_fifo, wait_gone
@@ -216,3 +217,34 @@ async def test_with_mcp_servers_and_no_child_is_left(
     assert elapsed < EXIT_WITHIN, f"{elapsed:.2f} s"
     assert children != [] or server == "starting"
     assert await wait_gone(children, timeout=5) == []  # SIGKILL, where it takes one, is not instant either
+
+
+SAVE_EARLY = """
+import sys
+from coder_agent.acp.early import EarlyRead
+from coder_agent.server import early_exit
+from coder_agent.server.early_session import EarlySession
+
+session = EarlySession("sess_1", sys.argv[1], [], "default", "openai/x", {}, sys.argv[2])
+session.prompt = (b"{}\\n", ["hello"])
+early = EarlyRead(b"{}\\n", {}, eof=True)
+early.answered = session
+assert early_exit.nothing_left(early)
+early_exit.keep(early)
+print(sorted({name.split(".")[0] for name in sys.modules} & {"pydantic", "anyio", "httpx", "litellm", "mcp"}))
+"""
+
+
+def test_saving_what_the_early_stages_showed_needs_no_runtime_library(workspace: Path, tmp_path: Path) -> None:
+    """The early exit must stay as light as the early stages: the standard library and the store alone."""
+    done = subprocess.run(
+        [sys.executable, "-c", SAVE_EARLY, str(workspace), str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        check=True,
+    )
+    assert done.stdout.strip() == "[]", done.stderr
+    with sqlite3.connect(tmp_path / "home" / "sessions.db") as db:
+        assert db.execute("SELECT id, title FROM sessions").fetchall() == [("sess_1", "hello")]
