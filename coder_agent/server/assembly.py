@@ -116,6 +116,7 @@ async def serve(
     early_initialize: dict[str, Any] | None = None,
     claims: SessionClaims | None = None,
     early_session: EarlySession | None = None,
+    *,
     on_input_end: Callable[[], None] | None = None,
 ) -> None:
     """Serve one ACP connection until its input ends (`early_initialize`, `early_session`: see `acp.early`).
@@ -171,4 +172,4 @@ async def serve_stdio(
     async with stdio_streams(in_fd, out_fd) as (receive, send):
         session = early.answered if isinstance(early.answered, EarlySession) else None
         stream = PrefixedStream(early.unread, receive, early.eof)
-        await serve(settings, stream, send, early.initialize, None, session, on_input_end)
+        await serve(settings, stream, send, early.initialize, None, session, on_input_end=on_input_end)
