@@ -39,6 +39,13 @@ def run_acp() -> int:
         early = _answer_session_new(early, protocol_fd)
     except KeyboardInterrupt:  # Ctrl-C before the runtime is in: end as the full agent does, without a traceback
         return 0  # (the caller's `os._exit` ends the import thread)
+    from .server import early_exit
+
+    if early.eof and early_exit.nothing_left(early):
+        # The client closed our input and waits for nothing more: exit now, not once the runtime is in (the
+        # caller's `os._exit` ends the import thread); what the client was shown is saved first.
+        early_exit.keep(early)
+        return 0
 
     from .llm.loader import OFFLINE_ENV
 
@@ -63,8 +70,10 @@ def run_acp() -> int:
     for notice in settings.notices:
         log.warning("%s", notice)
     log.info("coder-agent %s speaking ACP on stdio (model %s, log %s)", __version__, settings.model, log_file)
+    from . import exit_deadline
+
     try:
-        anyio.run(serve_stdio, settings, 0, protocol_fd, early)
+        anyio.run(serve_stdio, settings, 0, protocol_fd, early, exit_deadline.start)
     except KeyboardInterrupt:
         pass
     log.info("input closed; exiting")
@@ -74,6 +83,11 @@ def run_acp() -> int:
 
 def _import_runtime() -> None:
     """What serving needs, imported (~350 ms): in a thread, while the early reader waits for `session/new`."""
+    import importlib
+
+    # First what saving the early session needs, should the input end now (`server.early_exit`).
+    importlib.import_module(f"{__package__}.store.sqlite")
+    importlib.import_module(f"{__package__}.agent.titles")
     import logging  # noqa: F401
 
     import anyio  # noqa: F401
@@ -92,7 +106,7 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
         return early
     import threading
 
-    from .acp.early import answer_next
+    from .acp.early import answer_next, wait_for_runtime
     from .server.early_session import EarlySession, new_session_answerer
     from .settings_peek import peek
 
@@ -125,6 +139,8 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     interval = sys.getswitchinterval()
     sys.setswitchinterval(0.0005)  # the reader gets the interpreter back within 0.5 ms when input comes
     importer.start()
+    from .server.early_exit import nothing_left
+
     try:
         early = answer_next(early, 0, out_fd, "session/new", answer, ready_read)
         if try_early_call and isinstance(early.answered, EarlySession):
@@ -136,8 +152,16 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
 
             system = early_prompt.SystemPrompt(early.answered)  # git, in a thread
             early = early_prompt.run(early, 0, out_fd, ready_read, prep, system)
-    finally:
+        # Until the runtime is in, the end of the input is watched for: the agent exits then (`run_acp`).
+        early = wait_for_runtime(early, 0, ready_read, nothing_left)
+    except BaseException:
         sys.setswitchinterval(interval)
+        raise
+    if early.eof and nothing_left(early):
+        # Exiting while the import runs on: the pipe stays open (the import thread still writes to it; a closed
+        # fd's number could be reused by then), and the short switch interval stays (saving the early session).
+        return early
+    sys.setswitchinterval(interval)
     importer.join()
     os.close(ready_read)
     os.close(ready_write)

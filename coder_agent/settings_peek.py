@@ -51,6 +51,7 @@ class Peek(NamedTuple):
     models: tuple[str, ...]
     default_mode: str
     exact: bool  # every source was read as `Settings.load` reads it, and these settings are usable
+    home: str = ""  # `Settings.home`, the data folder (sessions): known when `exact`
 
 
 class ModelPeek(NamedTuple):
@@ -229,7 +230,7 @@ def _values(env: Mapping[str, str]) -> dict[str, Any]:
     return raw
 
 
-def _session(raw: Mapping[str, Any]) -> Peek:
+def _session(raw: Mapping[str, Any], home: str) -> Peek:
     model = _text(raw, "model")
     models = raw.get("models", [])
     if isinstance(models, str):
@@ -242,12 +243,12 @@ def _session(raw: Mapping[str, Any]) -> Peek:
     for timeout in ("mcp_timeout", "mcp_call_timeout"):
         if timeout in raw:
             _positive_number(raw[timeout])
-    return Peek(model, tuple(models), mode, True)
+    return Peek(model, tuple(models), mode, True, home)
 
 
 def _exact(env: dict[str, str]) -> Peek:
     _merge_dotenv(env)
-    return _session(_values(env))
+    return _session(_values(env), data_folder(env))
 
 
 def peek(environ: Mapping[str, str] | None = None) -> Peek:
@@ -340,7 +341,7 @@ def peek_model(environ: Mapping[str, str] | None = None) -> ModelPeek | None:
         _merge_dotenv(env)
         _merge_saved_keys(env)
         raw = _values(env)
-        model = _session(raw).model
+        model = _session(raw, data_folder(env)).model
         if model is None:
             return None
         _bounded(raw, "max_turn_requests", 100, integer=True, ge=1)

@@ -154,9 +154,12 @@ async def test_started_in_a_terminal_acp_says_on_stderr_what_it_is_and_still_ans
 @pytest.mark.e2e
 @pytest.mark.anyio
 async def test_launched_through_a_pipe_acp_writes_no_terminal_hint(tmp_path: Path) -> None:
+    listing = b'{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}\n'  # for the full agent to answer
     with anyio.fail_after(20):
-        done = await anyio.run_process(agent_command(["acp"]), input=INITIALIZE, env=agent_env(tmp_path), check=False)
+        done = await anyio.run_process(
+            agent_command(["acp"]), input=INITIALIZE + listing, env=agent_env(tmp_path), check=False
+        )
     assert done.returncode == 0
-    assert b'"protocolVersion":1' in done.stdout
+    assert b'"protocolVersion":1' in done.stdout and b'"sessions":[]' in done.stdout
     assert HINT.encode() not in done.stderr
     assert b"speaking ACP on stdio" in done.stderr  # stderr was read: the agent did start

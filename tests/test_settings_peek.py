@@ -137,10 +137,11 @@ def assert_peek_agrees(env: dict[str, str]) -> Peek:
     settings = Settings.load(dict(env), lenient=True)
     refused = [name for name in settings.problems if "session/new" in NEEDED_BY.get(name, ())]
     if found.exact:
-        assert (found.model, list(found.models), found.default_mode) == (
+        assert (found.model, list(found.models), found.default_mode, found.home) == (
             settings.model,
             settings.models,
             settings.default_mode,
+            str(settings.home),
         )
         assert refused == []
     return found

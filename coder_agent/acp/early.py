@@ -22,6 +22,7 @@ from ..masking import mask_bytes
 from ..unicode import find_invalid
 
 MAX_FIRST_LINE = 1024 * 1024
+MAX_READ_AHEAD = 1024 * 1024  # input read while waiting for the runtime (to see it end); past this, only wait
 
 
 def reserve_stdout() -> int:
@@ -145,3 +146,27 @@ def answer_next(
     done = EarlyRead(rest, early.initialize)
     done.answered = answered[1]
     return done
+
+
+def wait_for_runtime(
+    early: EarlyRead, in_fd: int, ready_fd: int, nothing_left: Callable[[EarlyRead], bool]
+) -> EarlyRead:
+    """Wait until `ready_fd` is readable (the runtime is in), reading the input meanwhile: what comes is kept for
+    the full connection, and its end is noted. Returns at once when the input has ended and `nothing_left` says
+    no request in it waits for an answer: the caller exits then, without the runtime."""
+    import select
+
+    buffer, eof = bytearray(early.unread), early.eof
+    while True:
+        kept = EarlyRead(bytes(buffer), early.initialize, eof)
+        kept.answered = early.answered
+        if eof and nothing_left(kept):
+            return kept
+        watch = [ready_fd] if eof or len(buffer) >= MAX_READ_AHEAD else [ready_fd, in_fd]
+        readable, _, _ = select.select(watch, [], [])
+        if ready_fd in readable:
+            return kept
+        chunk = os.read(in_fd, 65536)
+        if not chunk:
+            eof = True  # never read again: a terminal's Ctrl-D is not sticky
+        buffer += chunk

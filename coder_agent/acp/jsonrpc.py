@@ -122,6 +122,9 @@ class Connection:
         self._idle = anyio.Event()
         self._closed = False
         self.on_write: Callable[[bytes], None] | None = None  # a tap for tests and benchmarks
+        # Called once the input has ended, before requests in flight are given their grace: for what must stop
+        # at once rather than be waited for (the turns, which would run on for a client that is gone).
+        self.on_input_end: Callable[[], None] | None = None
 
     # ---- outgoing -------------------------------------------------------------------------------
 
@@ -230,6 +233,8 @@ class Connection:
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                     log.info("input stream broke; shutting down")
                 log.info("input ended")
+                if self.on_input_end is not None:
+                    self.on_input_end()
                 if self._inflight:
                     with anyio.move_on_after(self._eof_grace):
                         await self._idle.wait()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import logging
 from collections.abc import Sequence
 from functools import partial
@@ -10,7 +9,7 @@ from functools import partial
 from pydantic import TypeAdapter, ValidationError
 
 from ..llm.messages import ChatMessage
-from ..store.base import SessionRecord, SessionStore, StoreError
+from ..store.base import SessionRecord, SessionStore, StoreError, now
 from ..store.checkpoints import SqliteCheckpoints
 from .blobs import expand
 from .checkpoints import Checkpoints
@@ -29,8 +28,7 @@ _MESSAGE = TypeAdapter[ChatMessage](ChatMessage)
 REPLAY_BATCH = 256
 
 
-def now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+__all__ = ["Sessions", "now"]
 
 
 def _rules_state(rules: PermissionRules) -> dict[str, object]:
@@ -272,6 +270,11 @@ class Sessions:
                 self._store.delete(session_id)
         finally:
             self._release(session_id)
+
+    def cancel_turns(self) -> None:
+        """Cancel every turn running, as `session/cancel` does (the client is gone)."""
+        for session in self.live.values():
+            session.cancel_turn()
 
     def release_all(self) -> None:
         """The connection has ended and its turns have stopped: save every live session and let it go."""

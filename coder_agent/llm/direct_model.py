@@ -90,14 +90,17 @@ class DirectModel:
                     async for event in events:
                         yield event
                 return
-            await anyio.to_thread.run_sync(http_client.prepare)  # imports httpx, off the event loop
+            await anyio.to_thread.run_sync(http_client.prepare, abandon_on_cancel=True)  # httpx, off the loop
         import httpx
 
         client = http_client.client()
-        timeout = httpx.Timeout(self.config.timeout)
+        # A server that accepts and never shakes hands costs the connect timeout, not the stall timeout.
+        timeout = httpx.Timeout(self.config.timeout, connect=min(raw_http.CONNECT_TIMEOUT, self.config.timeout))
         request = client.build_request("POST", self.route.url, content=body, headers=self._headers(), timeout=timeout)
         try:
             response = await client.send(request, stream=True)
+        except httpx.ConnectTimeout as exc:  # not the request's timeout: the connect's own (see above)
+            raise ProviderUnreachable(str(exc) or "connection timed out") from exc
         except httpx.TimeoutException:
             raise
         except httpx.TransportError as exc:

@@ -60,7 +60,7 @@ class FastStartModel:
         litellm loaded: it is the one that can take it over."""
         if self._litellm_ready() and not early_call.pending():
             return None
-        prices = price_map.loaded() or await anyio.to_thread.run_sync(price_map.load)
+        prices = price_map.loaded() or await anyio.to_thread.run_sync(price_map.load, abandon_on_cancel=True)
         route = direct_route(self.config, prices, os.environ) if prices is not None else None
         if route is None or prices is None:
             return None

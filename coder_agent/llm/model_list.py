@@ -71,7 +71,7 @@ async def list_models(
     headers = {"Authorization": f"Bearer {api_key}"} if api_key and wire == "openai" else {}
     try:
         with anyio.fail_after(timeout):
-            await anyio.to_thread.run_sync(http_client.prepare)
+            await anyio.to_thread.run_sync(http_client.prepare, abandon_on_cancel=True)  # a cancel need not wait
             response = await http_client.client().get(url, headers=headers, timeout=timeout)
     except TimeoutError:
         raise ModelListError(f"{url} did not answer within {timeout:g} s") from None

@@ -7,16 +7,34 @@ the stall timeout; `head()` and `body()` parse what came.
 
 Bodies come chunked (as every streaming provider sends them), with a Content-Length, or until the server
 closes. Every body byte decoded is also kept (`seen`), so the runtime can parse the stream from its start.
+
+Reaching the server (name resolution, the TCP connect, the TLS handshake, sending the request) is bounded by
+`CONNECT_TIMEOUT` in all, apart from the request's own timeout, and never blocks beyond what the caller's `wait`
+allows: the early stage waits on stdin and on the runtime too, so a server that accepts and never answers does
+not freeze the agent.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import socket
+import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 MAX_HEAD = 64 * 1024
+CONNECT_TIMEOUT = 10.0  # to resolve, connect, shake hands and send the request: longer means the server is not there
+
+# wait(fd, for_write, seconds): True once `fd` is ready, None when the seconds passed first, False to give up now
+# (the caller has something else to do): `post` then raises `Interrupted`.
+Wait = Callable[[int, bool, float], "bool | None"]
+
+
+class Interrupted(Exception):
+    """The caller's `wait` gave up before the request was sent."""
 
 
 class HttpProtocolError(Exception):
@@ -163,8 +181,25 @@ class RawResponse:
         self.sock.close()
 
 
-def post(url: str, headers: dict[str, str], body: bytes, timeout: float, tls: Any = None) -> RawResponse:
-    """Connect and send `body`; the response to read. Raises `OSError` when the server cannot be reached.
+def _select(fd: int, for_write: bool, seconds: float) -> bool | None:
+    import select
+
+    readable, writable, _ = select.select([] if for_write else [fd], [fd] if for_write else [], [], seconds)
+    return True if readable or writable else None
+
+
+def post(
+    url: str,
+    headers: dict[str, str],
+    body: bytes,
+    timeout: float,
+    tls: Any = None,
+    *,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    wait: Wait = _select,
+) -> RawResponse:
+    """Connect and send `body`; the response to read (each read then waits up to `timeout`). Raises `OSError`
+    when the server cannot be reached (`TimeoutError` after `connect_timeout`), `Interrupted` when `wait` gave up.
 
     `tls`: an `ssl.SSLContext` for https URLs (required for them).
     """
@@ -173,11 +208,26 @@ def post(url: str, headers: dict[str, str], body: bytes, timeout: float, tls: An
     if parts.scheme not in ("http", "https") or not parts.hostname or (https and tls is None):
         raise ValueError(f"cannot post to {url}")
     port = parts.port or (443 if https else 80)
-    sock = socket.create_connection((parts.hostname, port), timeout=timeout)
+    limit = min(connect_timeout, timeout)
+    deadline = time.monotonic() + limit
+
+    def ready(fd: int, for_write: bool) -> None:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{parts.hostname}:{port} did not answer within {limit:g} s")
+            state = wait(fd, for_write, left)
+            if state:
+                return
+            if state is False:
+                raise Interrupted()
+
+    sock = _connect(_resolve(parts.hostname, port, ready), ready)
     try:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if https:
-            sock = tls.wrap_socket(sock, server_hostname=parts.hostname)
+            sock = _handshake(
+                tls.wrap_socket(sock, server_hostname=parts.hostname, do_handshake_on_connect=False), ready
+            )
         host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
         if parts.port is not None:
             host = f"{host}:{parts.port}"
@@ -185,8 +235,103 @@ def post(url: str, headers: dict[str, str], body: bytes, timeout: float, tls: An
         lines = [f"POST {target} HTTP/1.1", f"Host: {host}", "Accept-Encoding: identity", "Connection: close"]
         lines += [f"{name}: {value}" for name, value in headers.items()]
         lines.append(f"Content-Length: {len(body)}")
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        _send_all(sock, ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body, ready)
+        sock.settimeout(timeout)  # from now on blocking reads, each up to the stall timeout
     except BaseException:
         sock.close()
         raise
     return RawResponse(sock, timeout)
+
+
+Ready = Callable[[int, bool], None]  # returns once the fd is ready; raises TimeoutError or Interrupted
+
+
+def _resolve(host: str, port: int, ready: Ready) -> list[Any]:
+    """`getaddrinfo`'s answers. It has no timeout of its own and blocks in C, so a name is looked up in a thread
+    the caller waits for as for a socket (a hung resolver is left behind; an address needs no look-up)."""
+    try:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+    except socket.gaierror:
+        pass
+    done_read, done_write = os.pipe()
+    found: list[Any] = []
+
+    def look_up() -> None:
+        try:
+            found.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except OSError as exc:
+            found.append(exc)
+        finally:
+            try:
+                os.write(done_write, b"!")  # EPIPE once the caller gave up (SIGPIPE is ignored in Python)
+            except OSError:
+                pass
+            os.close(done_write)  # this thread's alone: closed by the caller, its number could be reused first
+
+    threading.Thread(target=look_up, name="resolve", daemon=True).start()
+    try:
+        ready(done_read, False)
+    finally:
+        os.close(done_read)
+    if isinstance(found[0], OSError):
+        raise found[0]
+    addresses: list[Any] = found[0]
+    return addresses
+
+
+def _connect(addresses: list[Any], ready: Ready) -> socket.socket:
+    """A connected non-blocking socket to the first address that takes one (as `socket.create_connection`)."""
+    error: OSError = OSError(errno.EADDRNOTAVAIL, "no address to connect to")
+    for family, kind, proto, _name, address in addresses:
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            code = sock.connect_ex(address)
+            if code in (errno.EINPROGRESS, errno.EAGAIN):
+                ready(sock.fileno(), True)
+                code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if code:
+                raise OSError(code, f"{os.strerror(code)} ({address[0]} port {address[1]})")
+            return sock
+        except TimeoutError:
+            sock.close()
+            raise  # the time is up for every address
+        except OSError as exc:
+            sock.close()
+            error = exc
+        except BaseException:
+            sock.close()
+            raise
+    raise error
+
+
+def _handshake(sock: Any, ready: Ready) -> Any:
+    import ssl
+
+    while True:
+        try:
+            sock.do_handshake()
+            return sock
+        except ssl.SSLWantReadError:
+            ready(sock.fileno(), False)
+        except ssl.SSLWantWriteError:
+            ready(sock.fileno(), True)
+
+
+def _send_all(sock: Any, data: bytes, ready: Ready) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[sock.send(view) :]
+        except BlockingIOError:  # a full send buffer
+            ready(sock.fileno(), True)
+        except OSError as exc:
+            import ssl  # imported already for https (its context); for http, only on this path to an error
+
+            if isinstance(exc, ssl.SSLWantWriteError):
+                ready(sock.fileno(), True)
+            elif isinstance(exc, ssl.SSLWantReadError):  # renegotiation: the server speaks first
+                ready(sock.fileno(), False)
+            else:
+                raise

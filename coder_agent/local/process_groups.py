@@ -6,8 +6,11 @@ that group unless they start a session of their own. Killing the group kills the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import time
+from collections.abc import Collection
 
 import anyio
 
@@ -89,3 +92,53 @@ def signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def children() -> list[int]:
+    """This process's children that have not exited, from /proc (none where there is no procfs)."""
+    me = str(os.getpid()).encode()
+    try:
+        entries = os.listdir("/proc")
+    except FileNotFoundError:
+        return []
+    found: list[int] = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and fields[1] == me and fields[0] not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+def end_children(grace: float, spare: Collection[int] = ()) -> None:
+    """SIGTERM every child's process group (MCP servers and commands lead their own), or the child alone when
+    it is in ours; SIGKILL whatever still runs after `grace` seconds. Synchronous: for an agent that must exit
+    now (`exit_deadline`), with no event loop to wait on; `spare` are children that end by themselves."""
+    ours = os.getpgid(0)
+    groups: list[int] = []
+    for pid in children():
+        if pid in spare:
+            continue
+        try:
+            pgid = os.getpgid(pid)
+        except ProcessLookupError:
+            continue
+        if pgid != ours:
+            if _signal_group(pgid, signal.SIGTERM):
+                groups.append(pgid)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    left = groups
+    while left and time.monotonic() < deadline:
+        time.sleep(0.005)  # nothing signals the death of a group's members that are not our children
+        left = [pgid for pgid in left if live_members(pgid)]
+    for pgid in left:
+        _signal_group(pgid, signal.SIGKILL)

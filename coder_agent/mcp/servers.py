@@ -30,7 +30,10 @@ CLOSE_TIMEOUT = 10.0  # for the servers to stop; the SDK gives a stdio server 2 
 
 
 async def _load_connection_class() -> type[Connection]:
-    module = await anyio.to_thread.run_sync(importlib.import_module, f"{__package__}.connection")
+    # Abandoned on cancel: a session closed (or an agent exiting) while the SDK loads does not wait for it.
+    module = await anyio.to_thread.run_sync(
+        importlib.import_module, f"{__package__}.connection", abandon_on_cancel=True
+    )
     return cast("type[Connection]", module.Connection)
 
 

@@ -122,11 +122,13 @@ async def serve(
     early_session: EarlySession | None = None,
     *,
     remote: bool = False,
+    on_input_end: Callable[[], None] | None = None,
 ) -> None:
     """Serve one ACP connection until its input ends (`early_initialize`, `early_session`: see `acp.early`).
 
     `claims`: this is one of several connections sharing the store (`coder-agent serve`): when it ends, its
-    sessions are saved and let go, so that another connection can load them.
+    sessions are saved and let go, so that another connection can load them. When the input ends, the turns
+    running are cancelled at once, and `on_input_end` is called.
     """
     settings.learn_secrets()  # the settings may have been made in code (a test, the headless run's overrides)
     mask_records()
@@ -139,6 +141,7 @@ async def serve(
         async with anyio.create_task_group() as background:
             client = FillIn(editor, background)  # what the editor does not offer, this machine serves
             sessions = Sessions(client, store, problem, claims)
+            connection.on_input_end = _at_input_end(sessions, on_input_end)
             handlers, session_handlers = build_agent(
                 settings, client, editor.set_capabilities, sessions, background, router, remote=remote
             )
@@ -156,8 +159,24 @@ async def serve(
                 store.close()
 
 
-async def serve_stdio(settings: Settings, in_fd: int, out_fd: int, early: EarlyRead | None = None) -> None:
+def _at_input_end(sessions: Sessions, then: Callable[[], None] | None) -> Callable[[], None]:
+    def ended() -> None:
+        sessions.cancel_turns()  # each saves its state as a cancel does, instead of being cut off later
+        if then is not None:
+            then()
+
+    return ended
+
+
+async def serve_stdio(
+    settings: Settings,
+    in_fd: int,
+    out_fd: int,
+    early: EarlyRead | None = None,
+    on_input_end: Callable[[], None] | None = None,
+) -> None:
     early = early or EarlyRead(b"", None)
     async with stdio_streams(in_fd, out_fd) as (receive, send):
         session = early.answered if isinstance(early.answered, EarlySession) else None
-        await serve(settings, PrefixedStream(early.unread, receive, early.eof), send, early.initialize, None, session)
+        stream = PrefixedStream(early.unread, receive, early.eof)
+        await serve(settings, stream, send, early.initialize, None, session, on_input_end=on_input_end)

@@ -193,10 +193,29 @@ def run(
     from ..llm.routes import route_headers
 
     body = request_body(prep, system_text(system_prompt, session.mode), text)
+    assert request is not None
+    if all(set(block) == {"type", "text"} for block in request[1]["prompt"]):
+        # Taken: should the input end now, the early stage keeps this turn as the full agent would (`early_exit`)
+        session.prompt = (line + b"\n", [block["text"] for block in request[1]["prompt"]])
+
+    def reach(fd: int, for_write: bool, seconds: float) -> bool | None:
+        """While the server is reached (its name, the connect, TLS, the request sent): input or the runtime
+        stop the wait, as they stop the stream; a server that accepts and never answers freezes nothing."""
+        import select
+
+        readable, writable, _ = select.select(
+            [in_fd, ready_fd] + ([] if for_write else [fd]), [fd] if for_write else [], [], seconds
+        )
+        if in_fd in readable or ready_fd in readable:
+            return False
+        return True if readable or writable else None
+
     try:
-        response = raw_http.post(prep.route.url, route_headers(prep.route), body, prep.config.timeout, prep.tls)
-    except (OSError, ValueError):
-        return kept  # the full agent reaches the same failure, and reports it
+        response = raw_http.post(
+            prep.route.url, route_headers(prep.route), body, prep.config.timeout, prep.tls, wait=reach
+        )
+    except (OSError, ValueError, raw_http.Interrupted):
+        return kept  # the full agent makes the call: it reaches the same failure, and reports it
     early_call.allow_plain(prep.route.url, prep.tls)
     call = early_call.EarlyCall(prep.route.url, body, response, new_id("msg"), session.id)
     session.system_prompt = system_prompt

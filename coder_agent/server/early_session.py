@@ -26,10 +26,17 @@ from ..settings_peek import Peek
 class EarlySession:
     """A session the early reader answered `session/new` for: what the full agent needs to take it over."""
 
-    __slots__ = ("additional_directories", "cwd", "id", "mode", "model", "result", "system_prompt")
+    __slots__ = ("additional_directories", "cwd", "home", "id", "mode", "model", "prompt", "result", "system_prompt")
 
     def __init__(
-        self, session_id: str, cwd: str, directories: list[str], mode: str, model: str | None, result: dict[str, Any]
+        self,
+        session_id: str,
+        cwd: str,
+        directories: list[str],
+        mode: str,
+        model: str | None,
+        result: dict[str, Any],
+        home: str = "",
     ) -> None:
         self.id = session_id
         self.cwd = cwd
@@ -37,7 +44,10 @@ class EarlySession:
         self.mode = mode
         self.model = model
         self.result = result  # the `session/new` result sent
+        self.home = home  # the data folder its store is in (`Settings.home`)
         self.system_prompt: str | None = None  # the one the early first call was sent with (`early_prompt`)
+        # The first prompt's line and its text blocks, once the early stage made its model call (`early_prompt`)
+        self.prompt: tuple[bytes, list[str]] | None = None
 
 
 def _roots(params: dict[str, Any]) -> tuple[str, list[str]] | None:
@@ -68,6 +78,6 @@ def new_session_answerer(settings: Peek) -> Answerer:
         # (the full agent offers it when it is, as it does for sessions it made itself).
         options = config_options(settings.default_mode, settings.model, menu, None, reasoning=False)
         result = {"sessionId": session_id, "modes": mode_state(settings.default_mode), "configOptions": options}
-        return result, EarlySession(session_id, *roots, settings.default_mode, settings.model, result)
+        return result, EarlySession(session_id, *roots, settings.default_mode, settings.model, result, settings.home)
 
     return answer

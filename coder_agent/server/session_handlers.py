@@ -11,6 +11,7 @@ import anyio
 from ..acp.jsonrpc import after_reply
 from ..acp.router import Router
 from ..acp.schema import (
+    AvailableCommand,
     AvailableCommandsUpdate,
     Empty,
     ForkSessionResponse,
@@ -56,6 +57,7 @@ class SessionHandlers:
         self._state = state
         self._preloading = False
         self._menu = ModelMenu(state)
+        self._sent_commands: dict[str, list[AvailableCommand]] = {}  # session -> the commands it was last sent
 
     def register(self, router: Router) -> None:
         router.on_request("session/new", NewSessionRequest, mapped(self.new))
@@ -101,17 +103,25 @@ class SessionHandlers:
             return
         log.info("took over %s, made by the early session/new", session.id)
 
-    async def _restore(self, params: LoadSessionRequest | ResumeSessionRequest) -> Session:
+    async def _restore(
+        self, params: LoadSessionRequest | ResumeSessionRequest, announced: anyio.Event | None = None
+    ) -> Session:
+        """The stored session brought back, its MCP servers started; its commands are sent after the reply, or,
+        given `announced`, by the caller before it (the event set once they are)."""
         _require_roots(params.cwd, params.additional_directories)
         await self._state.sessions.wait_released(params.session_id)
         session = self._state.sessions.restore(params.session_id, params.cwd, params.additional_directories)
-        await self._state.mcp.attach(session, params.mcp_servers, self._announce_after_reply(session))
+        prompts_ready = (
+            self._announce_after_reply(session) if announced is None else self._announce_changes(session, announced)
+        )
+        await self._state.mcp.attach(session, params.mcp_servers, prompts_ready)
         self._menu.refresh()
         return session
 
     def _announce_after_reply(self, session: Session) -> Callable[[], Awaitable[None]]:
-        """Send the session's slash commands once the reply is out (a JetBrains client hangs on them before it);
-        the function returned announces them again, after the reply, when the MCP servers' prompts come."""
+        """Send the session's slash commands once the reply is out (new, resume, fork: the client learns the id
+        from the reply or expects no update before it; a JetBrains client hangs on them before it). The function
+        returned announces them again when the MCP servers' prompts come, after the reply."""
         replied = anyio.Event()
 
         async def announce() -> None:
@@ -120,27 +130,39 @@ class SessionHandlers:
 
         if not after_reply(announce):  # called directly (the headless run): there is no reply to wait for
             replied.set()
+        return self._announce_changes(session, replied)
+
+    def _announce_changes(self, session: Session, announced: anyio.Event) -> Callable[[], Awaitable[None]]:
+        """Once the MCP servers are up: their prompts are new commands, announced then (ACP: "available commands
+        are ready or have changed", at any time), after the first announcement and only if the list changed."""
 
         async def prompts_ready() -> None:
-            await replied.wait()
-            if session.tool_source is not None and session.tool_source.prompts():
-                await self._announce_commands(session)
+            await announced.wait()
+            await self._announce_commands(session, changed_only=True)
 
         return prompts_ready
 
-    async def _announce_commands(self, session: Session) -> None:
+    async def _announce_commands(self, session: Session, changed_only: bool = False) -> None:
         if self._state.sessions.live.get(session.id) is not session:
             return  # closed or deleted meanwhile
         commands = await self._state.turns.commands.available(session)
+        if changed_only and self._sent_commands.get(session.id) == commands:
+            return
+        self._sent_commands[session.id] = commands
         try:
             await session.publish(AvailableCommandsUpdate(available_commands=commands), keep=False)
         except ClientError as exc:
             log.info("could not send the commands of %s: %s", session.id, exc.message)
 
     async def load(self, params: LoadSessionRequest) -> SessionStateResponse:
-        session = await self._restore(params)
+        """Replay, then everything a load announces, then the reply: no update may follow it (the client carries
+        on from the reply as if nothing happened; the official TCK's ACP-LOAD-002)."""
+        announced = anyio.Event()
+        session = await self._restore(params, announced)
         count = await self._state.sessions.replay(session)
         await self._state.config.announce(session, mode_changed=True, keep=False)  # sent, not stored again
+        await self._announce_commands(session)
+        announced.set()
         log.info("loaded %s: replayed %d updates", session.id, count)
         return self._state.state_of(session)
 
@@ -165,12 +187,14 @@ class SessionHandlers:
     async def close(self, params: SessionIdParams) -> Empty:
         await self._state.sessions.close(params.session_id)
         self._state.mcp.forget(params.session_id)
+        self._sent_commands.pop(params.session_id, None)
         return Empty()
 
     async def delete(self, params: SessionIdParams) -> Empty:
         await self._state.sessions.wait_released(params.session_id)
         await self._state.sessions.delete(params.session_id)  # an unknown session is deleted already
         self._state.mcp.forget(params.session_id)
+        self._sent_commands.pop(params.session_id, None)
         return Empty()
 
     async def fork(self, params: ResumeSessionRequest) -> ForkSessionResponse:
@@ -192,7 +216,8 @@ class SessionHandlers:
             self._state.background.start_soon(self._preload)
 
     async def _preload(self) -> None:
-        await anyio.to_thread.run_sync(self._state.turns.builtin)  # the tools' modules, off the event loop
+        # The tools' modules, off the event loop; an agent that exits meanwhile does not wait for the import.
+        await anyio.to_thread.run_sync(self._state.turns.builtin, abandon_on_cancel=True)
         await anyio.to_thread.run_sync(prepare_direct, abandon_on_cancel=True)  # what a first call needs
         # Importing litellm holds the interpreter for seconds: not while the user waits on a reply. The direct
         # path serves the calls it can until then; a call only litellm can make loads it at once.

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+
+def now() -> str:
+    """A record's time: ISO 8601, UTC, milliseconds (`2026-11-26T22:29:09.121Z`)."""
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class StoreError(Exception):

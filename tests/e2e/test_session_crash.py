@@ -51,7 +51,8 @@ class KilledMidTurn:
 
 
 def history(updates: list[Any]) -> list[Any]:
-    """The updates a session's record keeps: not the commands, sent (live only) after session/new and load."""
+    """The updates a session's record keeps: not the commands, sent live only (after the session/new reply, before
+    the session/load reply)."""
     kind = "available_commands_update"
     return [u for u in updates if (u.get("sessionUpdate") if isinstance(u, dict) else u.session_update) != kind]
 
@@ -112,8 +113,12 @@ def test_load_after_a_kill_replays_every_update_shown_before_it_in_order_before_
     assert [u["content"]["text"] for u in users] == ["one", "two"]  # the prompts, which the client sent itself
     expected = [users[0], *killed.first_turn, users[1], *killed.second_turn]
     assert killed.replayed[: len(expected)] == expected
-    # After the history, the session's state as it is now; nothing else.
-    assert kinds(killed.replayed[len(expected) :]) == ["current_mode_update", "config_option_update"]
+    # After the history, the session's state as it is now, and its commands; nothing else.
+    assert kinds(killed.replayed[len(expected) :]) == [
+        "current_mode_update",
+        "config_option_update",
+        "available_commands_update",
+    ]
     # The recording clients agree: what the editor showed before the kill is what it is shown again.
     replayed_models = [u for u in killed.recorded_after if u.session_update != USER_CHUNK]
     assert replayed_models[: len(killed.recorded_before)] == killed.recorded_before

@@ -57,19 +57,61 @@ async def reply_then_commands(raw: InprocRaw, request_id: str, method: str, para
             return
 
 
-async def test_the_commands_come_after_the_reply_to_new_load_resume_and_fork_never_before(
+async def test_the_commands_come_after_the_reply_to_new_resume_and_fork_never_before(
     settings: Settings, workspace: Path
 ) -> None:
+    """The client learns a new session's id from the reply (new, fork), and expects no replay before a resume's:
+    a JetBrains client hangs on an update before it."""
     async with inproc_raw(settings) as raw:
         await raw.send_json({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}})
         await raw.read_reply(0)
         await reply_then_commands(raw, "new", "session/new", {"cwd": str(workspace), "mcpServers": []})
         session_id = next(m["result"]["sessionId"] for m in raw.messages if m.get("id") == "new")
         same = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
-        await reply_then_commands(raw, "load", "session/load", same)
         await reply_then_commands(raw, "resume", "session/resume", same)
         await reply_then_commands(raw, "fork", "session/fork", same)
         raw.io.forgive_unstable_fork_result()
+
+
+def _after_the_reply_to(wire: list[tuple[str, dict[str, Any]]], method: str) -> tuple[list[str], list[str]]:
+    """The kinds of update the agent sent before the reply to the (only) `method` request, and those it sent
+    after that reply and before its answer to the client's next request."""
+    asked = next(i for i, (side, m) in enumerate(wire) if side == "client" and m.get("method") == method)
+    request_id = wire[asked][1]["id"]
+    replied = next(
+        i for i, (side, m) in enumerate(wire) if side == "agent" and m.get("id") == request_id and "method" not in m
+    )
+    following = next(i for i, (side, m) in enumerate(wire) if i > replied and side == "client" and "id" in m)
+    answered = next(
+        i for i, (side, m) in enumerate(wire) if side == "agent" and m.get("id") == wire[following][1]["id"]
+    )
+
+    def kinds(messages: list[tuple[str, dict[str, Any]]]) -> list[str]:
+        return [m["params"]["update"]["sessionUpdate"] for side, m in messages if m.get("method") == "session/update"]
+
+    return kinds(wire[asked:replied]), kinds(wire[replied:answered])
+
+
+@pytest.mark.parametrize("stdio", [False, True], ids=["memory", "stdio"])
+async def test_a_load_sends_everything_it_announces_before_its_reply_and_nothing_after_it(
+    stdio: bool, settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """ACP-LOAD-002 (the official TCK): the replay, the mode, the options and the commands all come before the
+    `session/load` reply, and no update for the session follows it before the client's next request. The client
+    knows the session's id already, and handles updates before this reply (the replay) anyway."""
+    srv.enqueue(Reply.text("Hello ", "there"))
+    async with inproc_agent(settings) as agent:
+        session_id = await start(agent, workspace)
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("hi")])
+    async with inproc_agent(settings, stdio=stdio) as agent:  # a new process, as the TCK's
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await agent.conn.load_session(session_id=session_id, cwd=str(workspace), mcp_servers=[])
+        listed = await agent.conn.list_sessions()
+        before, after = _after_the_reply_to(agent.io.wire, "session/load")
+    assert [info.session_id for info in listed.sessions] == [session_id]
+    assert before[:3] == ["user_message_chunk", "agent_message_chunk", "agent_message_chunk"]  # the replay
+    assert {"current_mode_update", "config_option_update", "available_commands_update"} <= set(before[3:])
+    assert after == []
 
 
 async def test_the_built_in_commands_say_what_they_take(settings: Settings, workspace: Path) -> None:

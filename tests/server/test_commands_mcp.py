@@ -45,3 +45,29 @@ async def test_mcp_prompts_are_announced_when_the_server_is_up_and_expand_throug
     assert explain.input is not None and explain.input.root.hint == "<path> [depth]"
     assert "needs path" in str(refused.value)
     assert srv.requests[-1].body["messages"][-1]["content"] == "Explain app.py (long version)."
+
+
+async def test_a_load_announces_its_commands_before_its_reply_and_the_mcp_prompts_once_the_server_is_up(
+    settings: Settings, workspace: Path
+) -> None:
+    """The load's own announcement comes before its reply (ACP-LOAD-002); the MCP server's prompts are a change
+    of the commands when the server comes up later, announced then, once."""
+    async with inproc_agent(settings) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        session_id = (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+    async with inproc_agent(settings) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        await agent.conn.load_session(session_id=session_id, cwd=str(workspace), mcp_servers=[docs_server(new_tag())])
+        at_reply = list(agent.client.updates(session_id))
+
+        def announced() -> list[AvailableCommandsUpdate]:
+            return [u for u in agent.client.updates(session_id) if isinstance(u, AvailableCommandsUpdate)]
+
+        await agent.client.wait_for(lambda: len(announced()) >= 2, timeout=30)
+        await agent.conn.list_sessions()  # a round trip: anything sent meanwhile has arrived
+    first, later = announced()[0], announced()[1:]
+    assert first in at_reply
+    assert "mcp__docs__explain" not in {command.name for command in first.available_commands}  # not up yet
+    assert [{command.name for command in update.available_commands} >= {"mcp__docs__explain"} for update in later] == [
+        True
+    ]

@@ -86,6 +86,9 @@ class InprocIO:
         self.inbox = MemoryByteReceiveStream(to_agent_out)
         self.outbox = _Outbox(self._from_agent)
         self._listeners: list[Callable[[bytes, list[dict[str, Any] | None]], None]] = []
+        # Every whole message in the order it crossed: ("agent", message) written, ("client", message) sent.
+        self.wire: list[tuple[str, dict[str, Any]]] = []
+        self._client_partial = b""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -93,12 +96,19 @@ class InprocIO:
 
     def _from_agent(self, data: bytes) -> None:
         parsed = self.validator.feed_agent(data)
+        self.wire += [("agent", message) for message in parsed if message is not None]
         for listener in self._listeners:
             listener(data, parsed)
 
     def to_agent(self, data: bytes, check: bool = True) -> None:
         if check:
             self.validator.feed_client(data)
+            *lines, self._client_partial = (self._client_partial + data).split(b"\n")
+            for line in lines:
+                with contextlib.suppress(ValueError, RecursionError):
+                    message = json.loads(line)
+                    if isinstance(message, dict):
+                        self.wire.append(("client", message))
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._to_agent.send_nowait(data)
 
@@ -211,7 +221,7 @@ class InprocRaw:
 def peek_of(settings: Settings) -> Peek:
     """What `settings_peek` finds for these settings (in-process agents serve settings a test made)."""
     refused = any("session/new" in NEEDED_BY.get(name, ()) for name in settings.problems)
-    return Peek(settings.model, tuple(settings.models), settings.default_mode, exact=not refused)
+    return Peek(settings.model, tuple(settings.models), settings.default_mode, not refused, str(settings.home))
 
 
 class _Pipes:
