@@ -10,7 +10,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 
 import anyio
 
@@ -18,11 +18,35 @@ KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 _POLL = 0.02
 
 
-def live_members(pgid: int) -> list[int]:
-    """The processes of group `pgid` that have not exited (zombies count as gone)."""
+def _processes() -> Iterator[tuple[int, list[bytes]]] | None:
+    """Each live process's pid and the fields of its `/proc/PID/stat` after the name ("state ppid pgrp ...");
+    None where there is no procfs. Zombies count as gone."""
     try:
         entries = os.listdir("/proc")
-    except FileNotFoundError:  # no procfs (macOS): ask the kernel whether the group exists at all
+    except FileNotFoundError:
+        return None
+
+    def read() -> Iterator[tuple[int, list[bytes]]]:
+        for entry in entries:
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'.
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) > 2 and fields[0] not in (b"Z", b"X"):
+                yield int(entry), fields
+
+    return read()
+
+
+def live_members(pgid: int) -> list[int]:
+    """The processes of group `pgid` that have not exited (zombies count as gone)."""
+    processes = _processes()
+    if processes is None:  # no procfs (macOS): ask the kernel whether the group exists at all
         try:
             os.killpg(pgid, 0)
         except ProcessLookupError:
@@ -30,20 +54,7 @@ def live_members(pgid: int) -> list[int]:
         except PermissionError:
             pass
         return [pgid]
-    members: list[int] = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ')'.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-            members.append(int(entry))
-    return members
+    return [pid for pid, fields in processes if int(fields[2]) == pgid]
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> bool:
@@ -97,23 +108,7 @@ def signal_name(number: int) -> str:
 def children() -> list[int]:
     """This process's children that have not exited, from /proc (none where there is no procfs)."""
     me = str(os.getpid()).encode()
-    try:
-        entries = os.listdir("/proc")
-    except FileNotFoundError:
-        return []
-    found: list[int] = []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1 and fields[1] == me and fields[0] not in (b"Z", b"X"):
-            found.append(int(entry))
-    return found
+    return [pid for pid, fields in _processes() or () if fields[1] == me]
 
 
 def end_children(grace: float, spare: Collection[int] = ()) -> None:
