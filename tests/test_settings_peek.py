@@ -10,15 +10,15 @@ from typing import Any, cast
 
 import pytest
 
-from coder_agent.auth.keystore import KeyStore
-from coder_agent.llm.config import ModelConfig
+from coder_agent.config.keystore import KeyStore
+from coder_agent.config.settings import Settings
 from coder_agent.llm.fast_start import FastStartModel
+from coder_agent.llm.wire.config import ModelConfig
+from coder_agent.prestart.capabilities import initialize_result
+from coder_agent.prestart.settings_peek import ModelPeek, Peek, configured_model, peek, peek_model
 from coder_agent.server.assembly import model_factory
-from coder_agent.server.capabilities import initialize_result
 from coder_agent.server.session_mcp import SessionMcp
 from coder_agent.server.settings_problems import NEEDED_BY
-from coder_agent.settings import Settings
-from coder_agent.settings_peek import ModelPeek, Peek, configured_model, peek, peek_model
 
 
 def write(path: Path, text: str) -> None:
@@ -221,7 +221,7 @@ def assert_model_peek_agrees(env: dict[str, str]) -> ModelPeek | None:
 
 @pytest.fixture(autouse=True)
 def no_os_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("coder_agent.auth.keystore.system_keyring", lambda: None)
+    monkeypatch.setattr("coder_agent.config.keystore.system_keyring", lambda: None)
 
 
 KEY = "sk-test-0123456789"

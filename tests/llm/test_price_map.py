@@ -9,11 +9,12 @@ from types import ModuleType
 
 import pytest
 
-from coder_agent.llm import catalog, price_map
-from coder_agent.llm.config import ModelConfig
-from coder_agent.llm.price_map import PriceMap
-from coder_agent.llm.routes import direct_route
-from coder_agent.server.early_prompt import route_keys
+from coder_agent.llm import catalog
+from coder_agent.llm.wire import price_map
+from coder_agent.llm.wire.config import ModelConfig
+from coder_agent.llm.wire.price_map import PriceMap
+from coder_agent.llm.wire.routes import direct_route
+from coder_agent.prestart.early_prompt import route_keys
 
 TOKENS = [(0, 0), (10, 5), (1000, 2000), (150_000, 10), (250_000, 100), (300_000, 1000)]
 
@@ -85,7 +86,8 @@ def test_catalog_answers_from_the_map_as_litellm_does(prices: PriceMap, litellm:
 @pytest.mark.e2e
 def test_reading_the_map_does_not_import_litellm() -> None:
     code = (
-        "import sys; from coder_agent.llm import price_map, catalog; m = price_map.load(); "
+        "import sys; from coder_agent.llm import catalog; from coder_agent.llm.wire import price_map; "
+        "m = price_map.load(); "
         "print(m is not None, catalog.context_window('anthropic/claude-sonnet-4-5'), 'litellm' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout

@@ -7,7 +7,7 @@ from types import ModuleType
 
 import pytest
 
-from coder_agent.llm import vision
+from coder_agent.llm.wire import vision
 
 # Providers users name with a prefix (`gemini/...`); bare names are OpenAI's and Anthropic's.
 PROVIDERS = ("openai", "anthropic", "gemini", "openrouter", "mistral", "xai", "groq", "deepseek", "ollama")
