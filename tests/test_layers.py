@@ -46,7 +46,6 @@ ALLOWED: dict[str, set[str]] = {
     "acp": {"kit"},
     "config": {"kit"},
     "llm": {"kit", "llm.wire", "prestart"},
-    "auth": {"config", "kit", "llm", "llm.wire"},
     # the core: its seams, its rooms, the turn on top
     "agent": set(),
     "agent.errors": set(),
@@ -77,7 +76,7 @@ ALLOWED: dict[str, set[str]] = {
     # what the core is served by and serves
     "local": {"acp", "agent.client", "agent.errors", "kit"},
     "mcp": {"acp", "agent.errors", "agent.tool_source", "agent.tools", "config", "kit"},
-    "server": AGENT_CORE | {"acp", "auth", "config", "kit", "llm", "llm.wire", "local", "mcp", "prestart", "store"},
+    "server": AGENT_CORE | {"acp", "config", "kit", "llm", "llm.wire", "local", "mcp", "prestart", "store"},
     "headless": {
         *("coder_agent", "acp", "agent.sessions", "agent.workspace", "config", "kit", "local", "prestart"),
         *("server", "store"),

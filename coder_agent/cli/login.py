@@ -12,9 +12,9 @@ import argparse
 import os
 import sys
 
-from ..auth.terminal_login import EXIT_ABANDONED, LOCAL_KEY, PROVIDERS, run_dialogue
 from ..config.keystore import KeyStore
 from ..config.settings import Settings, SettingsError
+from .login_dialogue import EXIT_ABANDONED, LOCAL_KEY, PROVIDERS, run_dialogue
 
 
 def login_parser() -> argparse.ArgumentParser:
