@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from coder_agent.llm import catalog
-from coder_agent.llm.wire import price_map
+from coder_agent.llm.wire import model_map, price_map
 from coder_agent.llm.wire.config import ModelConfig
 from coder_agent.llm.wire.price_map import PriceMap
 from coder_agent.llm.wire.routes import direct_route
@@ -34,9 +35,9 @@ def litellm() -> ModuleType:
 
 
 def chat_models(providers: tuple[str, ...]) -> list[str]:
-    path = price_map._map_path()
+    path = model_map.map_path()
     assert path is not None
-    entries = json.loads(path.read_text())
+    entries = json.loads(Path(path).read_text())
     models = []
     for key, entry in entries.items():
         if isinstance(entry, dict) and entry.get("mode") == "chat" and entry.get("litellm_provider") in providers:
@@ -97,7 +98,7 @@ def test_reading_the_map_does_not_import_litellm() -> None:
 def test_a_partial_map_holds_each_entry_as_the_whole_map_does() -> None:
     whole = price_map.load()
     assert whole is not None
-    text = price_map._map_path().read_text(encoding="utf-8")  # type: ignore[union-attr]
+    text = Path(str(model_map.map_path())).read_text(encoding="utf-8")
     names = list(json.loads(text))
     odd = [name for name in names if f"\n    {json.dumps(name)}: " not in text]  # litellm's file has one
     assert len(odd) < 10

@@ -1,20 +1,16 @@
-"""litellm's price and context-window map, read from its package without importing litellm.
+"""Prices and context windows as litellm's model map has them (`model_map` reads it), without importing litellm.
 
-litellm ships the map as JSON (`model_prices_and_context_window_backup.json`) and, with
-`LITELLM_LOCAL_MODEL_COST_MAP=True`, uses exactly that file. Reading it takes ~50 ms: do it once, in a
-worker thread (`load()`), never on the event loop. Until it is loaded every answer is None.
+The whole map is read once, in a worker thread (`load()`), never on the event loop; until then every answer is
+None. The early first call routes with only its model's entries (`partial`).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-FILE_NAME = "model_prices_and_context_window_backup.json"
+from . import model_map
 
 _lock = threading.Lock()
 _loaded: PriceMap | None = None
@@ -76,13 +72,6 @@ def _tiered(entry: dict[str, Any], field: str, prompt_tokens: int) -> float:
     return price
 
 
-def _map_path() -> Path | None:
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations))) / FILE_NAME
-
-
 def load() -> PriceMap | None:
     """Read the map once (thread-safe; blocking: call it from a worker thread)."""
     global _loaded, _failed
@@ -90,11 +79,8 @@ def load() -> PriceMap | None:
         return _loaded
     with _lock:
         if _loaded is None and not _failed:
-            path = _map_path()
             try:
-                if path is None:
-                    raise FileNotFoundError("litellm is not installed")
-                _loaded = PriceMap(json.loads(path.read_bytes()))
+                _loaded = PriceMap(model_map.read_all())
             except (OSError, ValueError) as exc:
                 import logging  # here: the early first call reads the map (`partial`) before logging is imported
 
@@ -104,39 +90,10 @@ def load() -> PriceMap | None:
 
 
 def partial(keys: Iterable[str]) -> PriceMap | None:
-    """A map holding only the entries of `keys`, each the same as in the whole map, found without parsing the whole
-    file (~1 ms, not ~30: the early first call routes with it). None when unsure: the caller loads it all.
-
-    litellm writes the file with `json.dumps(indent=4)`: a model's entry starts a line `    "<name>": {`, and the
-    last such line wins, as in `json.loads`. A name that occurs otherwise too, or a file with `\\u` escapes (which
-    could spell a name differently), is not read this way. `tests/llm/test_price_map.py` checks every name.
-    """
-    path = _map_path()
-    try:
-        if path is None:
-            return None
-        text = path.read_bytes().decode()
-    except (OSError, UnicodeDecodeError):
-        return None
-    if "\\u" in text:
-        return None
-    decoder = json.JSONDecoder()
-    entries: dict[str, Any] = {}
-    for key in keys:
-        quoted = json.dumps(key)
-        line = f"\n    {quoted}: "
-        at = text.rfind(line)
-        if at < 0:
-            if quoted in text:
-                return None
-            continue
-        if text.rfind(f"{quoted}:") != at + 5:  # the name occurs later in another form
-            return None
-        try:
-            entries[key] = decoder.raw_decode(text, at + len(line))[0]
-        except ValueError:
-            return None
-    return PriceMap(entries)
+    """A map holding only the entries of `keys`, each the same as in the whole map (`model_map.find`: ~1 ms, not
+    ~30: the early first call routes with it). None when unsure: the caller loads it all."""
+    entries = model_map.find(keys)
+    return None if entries is None else PriceMap(entries)
 
 
 def loaded() -> PriceMap | None:
