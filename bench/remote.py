@@ -10,7 +10,7 @@
 3. Updates/s across 50 sessions. 50 prompts at once, each streaming `--chunks` chunks from the scripted model
    server (its own process): over 50 WebSocket connections to `coder-agent serve`, and over one `coder-agent acp`
    with the 50 sessions on its one stdio connection, alternately, `--rounds` times (each timed run starts once
-   the agent process is idle: litellm's background import is over, every chunk takes the litellm path). The
+   the agent process is idle: nothing is left loading in the background). The
    clients only count lines (no parsing on their side). On a shared machine these move with its load: the load
    average is printed with them.
 
@@ -50,7 +50,6 @@ from acp.schema import AgentMessageChunk, TextContentBlock
 from coder_agent.acp.stdio import stdio_streams
 from coder_agent.cli.serve import bind
 from coder_agent.config.settings import Settings
-from coder_agent.llm.loader import load_litellm
 from coder_agent.remote.server import RemoteServer
 from coder_agent.scripted.script import FinishStep, Reply, Script, SleepStep, TextStep
 from coder_agent.scripted.server import ScriptedModelServer
@@ -68,7 +67,7 @@ def cpu_ticks(pid: int) -> int:
 
 
 async def until_idle(pid: int, limit: float = 90.0) -> None:
-    """Until the process has used (almost) no CPU for a second: litellm's background import is over."""
+    """Until the process has used (almost) no CPU for a second: what loads in the background is in."""
     with anyio.move_on_after(limit):
         quiet, last = 0, cpu_ticks(pid)
         while quiet < 2:
@@ -203,7 +202,6 @@ def paced_reply(updates: int) -> Reply:
 
 
 async def latency(args: argparse.Namespace, tmp: Path) -> None:
-    await load_litellm()  # already loaded: no import competes with the turns for the CPU
     turns = {"stdio (pipes)": stdio_turn, "WebSocket": websocket_turn, "Streamable HTTP": http_turn}
     samples: dict[str, list[float]] = {name: [] for name in turns}
     with ScriptedModelServer(Script(default=paced_reply(args.updates))) as model:

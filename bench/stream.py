@@ -50,8 +50,7 @@ from coder_agent.llm.direct_model import DirectModel
 from coder_agent.llm.litellm_model import LiteLLMModel, ModelConfig
 from coder_agent.llm.loader import import_litellm
 from coder_agent.llm.messages import TextPart, UserMessage
-from coder_agent.llm.wire import price_map
-from coder_agent.llm.wire.routes import direct_route
+from coder_agent.llm.wire.routes import route_for
 from coder_agent.scripted.script import Reply, Script
 from coder_agent.server.editor import EditorClient
 
@@ -185,11 +184,9 @@ async def replay_through_agent(chunks: list[object], sink: _PipeSink) -> tuple[f
 
 def direct_model(api_base: str) -> DirectModel:
     config = ModelConfig(model="openai/bench", api_base=api_base, api_key="sk", max_retries=0)
-    prices = price_map.load()
-    assert prices is not None
-    route = direct_route(config, prices, os.environ)
+    route = route_for(config, os.environ)
     assert route is not None
-    return DirectModel(config, route, prices)
+    return DirectModel(config, route)
 
 
 async def direct_live(api_base: str, sink: _PipeSink) -> tuple[float, int]:

@@ -26,7 +26,6 @@ AGENT_MODULES = (
     "context",
     "images",
     "usage",
-    "activity",
     "client",
     "errors",
     "tool_source",
@@ -49,7 +48,6 @@ ALLOWED: dict[str, set[str]] = {
     # the core: its seams, its rooms, the turn on top
     "agent": set(),
     "agent.errors": set(),
-    "agent.activity": set(),
     "agent.client": {"acp"},
     "agent.tool_source": {"agent.tools"},
     "agent.workspace": {"acp", "agent.client", "agent.errors", "kit", "prestart", "store"},
@@ -72,7 +70,7 @@ ALLOWED: dict[str, set[str]] = {
         *("acp", "agent.client", "agent.compaction", "agent.sessions", "agent.tool_calls", "agent.tools"),
         *("agent.usage", "agent.workspace", "kit", "llm"),
     },
-    "agent.prompting": AGENT_CORE - {"agent.prompting"} | {"acp", "kit", "llm", "prestart"},
+    "agent.prompting": AGENT_CORE - {"agent.prompting"} | {"acp", "kit", "llm"},
     # what the core is served by and serves
     "local": {"acp", "agent.client", "agent.errors", "kit"},
     "mcp": {"acp", "agent.errors", "agent.tool_source", "agent.tools", "config", "kit"},

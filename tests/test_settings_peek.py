@@ -13,7 +13,8 @@ import pytest
 
 from coder_agent.config.keystore import KeyStore
 from coder_agent.config.settings import Settings
-from coder_agent.llm.fast_start import FastStartModel
+from coder_agent.llm.direct_model import DirectModel
+from coder_agent.llm.litellm_model import LiteLLMModel
 from coder_agent.llm.wire.config import ModelConfig
 from coder_agent.prestart.capabilities import initialize_result
 from coder_agent.prestart.settings_peek import ModelPeek, Peek, configured_model, peek, peek_model
@@ -196,8 +197,8 @@ def runtime_model(env: dict[str, str]) -> tuple[ModelConfig | None, dict[str, st
     refused = [name for name in settings.problems if {"session/new", "session/prompt"} & set(NEEDED_BY.get(name, ()))]
     if settings.model is None or refused:
         return None, given, settings
-    model = model_factory(lambda: settings)(settings.model, None)
-    assert isinstance(model, FastStartModel)
+    model = model_factory(lambda: settings)(settings.model, None, "sess_1")
+    assert isinstance(model, DirectModel | LiteLLMModel)
     return model.config, given, settings
 
 

@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
-from ..kit.unicode import scrub
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
-from .activity import Activity
 from .client import META_KEY, Client
 from .commands import Commands, CommandServices
 from .compaction.compactor import Compactor
@@ -51,7 +49,8 @@ NO_MODEL_MESSAGE = (
 )
 CANCELLED_TURN_WAIT = 10.0  # how long a new prompt waits for a cancelled turn to finish cleaning up
 
-ModelFactory = Callable[[str, str | None], Model]
+# (model, reasoning effort, session id) -> the model for one call: the session's id keys the provider's prompt cache
+ModelFactory = Callable[[str, str | None, str], Model]
 """(litellm model string, reasoning effort or None) -> a Model."""
 
 
@@ -81,7 +80,6 @@ class Turns(CommandServices):
         self._compact_at = compact_at
         self._context_window = context_window
         self.commands = commands or Commands(None)
-        self.activity = Activity()
 
     def builtin(self) -> Mapping[str, Tool[Any]]:
         """The built-in tools, made (and their modules imported) the first time they are needed."""
@@ -102,7 +100,7 @@ class Turns(CommandServices):
         """Summaries are written by the session's model, without a thinking level (they need none)."""
         assert session.model is not None
         specs = [tool.spec() for tool in (tools or {}).values()]
-        model = self._model_for(session.model, None)
+        model = self._model_for(session.model, None, session.id)
         return Compactor(session, model, self._client, self.policy(session), tools_tokens(specs))
 
     async def compact(self, session: Session, focus: str) -> StopReason:
@@ -117,8 +115,7 @@ class Turns(CommandServices):
 
     async def prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
-        with self.activity.turn():
-            return await self._prompt(session, blocks)
+        return await self._prompt(session, blocks)
 
     async def _prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         if session.model is None:
@@ -126,11 +123,10 @@ class Turns(CommandServices):
         refuse_unseen_images(session.model, blocks)
         refuse_bad_images(blocks)  # before anything is sent or stored
         await _wait_for_cancelled_turn(session)
-        model = self._model_for(session.model, session.thought_level)
+        model = self._model_for(session.model, session.thought_level, session.id)
         ended = LastTurn("error", "the turn stopped unexpectedly")
         stop_reason: StopReason = "cancelled"
         turn_files = self._turn_files(session)
-        history_before = len(session.history)
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             session.turn_done = anyio.Event()
@@ -144,7 +140,6 @@ class Turns(CommandServices):
                 if scope.cancel_called:
                     ended = LastTurn("cancelled")
                 session.last_turn = replace(ended, at=now())
-                _keep_early_reply(session, blocks, history_before)
                 session.turn_scope = None
                 session.turn_done.set()
                 with anyio.CancelScope(shield=True):
@@ -287,27 +282,6 @@ def _keep_prompt(session: Session, blocks: Sequence[ContentBlock]) -> None:
     message_id = new_id("user")
     for block in blocks:
         session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
-
-
-def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> None:
-    """The text the early first call (`llm.early_call`) showed, when the turn ended before its model call took
-    the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt."""
-    from ..llm.messages import AssistantMessage, UserMessage
-    from ..prestart import early_call
-
-    call = early_call.claim(session.id)
-    if call is None:
-        return
-    call.response.close()
-    if not call.shown:
-        return
-    if len(session.history) == history_before:  # the prompt is not in yet either (kept as `_turn` keeps it)
-        texts = [block.text for block in blocks if isinstance(block, TextContent)]
-        session.add(UserMessage(parts=[TextPart(text=text) for text in texts]))
-        _keep_prompt(session, blocks)
-    session.add(AssistantMessage(text=scrub("".join(call.shown)), message_id=call.message_id))
-    for text in call.shown:
-        session.transcript_keep(AgentMessageChunk(content=TextContent(text=text), message_id=call.message_id))
 
 
 async def _wait_for_cancelled_turn(session: Session) -> None:

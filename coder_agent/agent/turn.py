@@ -52,14 +52,10 @@ async def stream_reply(session: Session, model: Model, tools: Mapping[str, Tool[
         async with aclosing(model.stream(session.model_messages(), specs)) as events:
             async for event in events:
                 if isinstance(event, TextDelta):
-                    if event.shown is not None:  # shown by the early first call: kept for replay, not sent again
-                        message_id = event.shown
                     shown.append(event.text)
-                    update = AgentMessageChunk(content=TextContent(text=event.text), message_id=message_id)
-                    if event.shown is None:
-                        await session.publish(update)
-                    else:
-                        session.transcript_keep(update)
+                    await session.publish(
+                        AgentMessageChunk(content=TextContent(text=event.text), message_id=message_id)
+                    )
                 elif isinstance(event, ReasoningDelta):
                     thought = AgentThoughtChunk(content=TextContent(text=event.text), message_id=thought_id)
                     await session.publish(thought)

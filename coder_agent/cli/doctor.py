@@ -46,7 +46,7 @@ class Report:
 
 async def check_model(settings: Settings, report: Report) -> None:
     from ..llm.base import Completion, ModelError
-    from ..llm.fast_start import FastStartModel
+    from ..llm.factory import make_model
     from ..llm.messages import TextPart, UserMessage
     from ..llm.wire.config import ModelConfig
 
@@ -71,7 +71,9 @@ async def check_model(settings: Settings, report: Report) -> None:
     started = time.monotonic()
     try:
         with anyio.fail_after(PROBE_TIMEOUT):
-            async for event in FastStartModel(config).stream([UserMessage(parts=[TextPart(text=PROBE)])]):
+            async for event in make_model(config, environ=settings.environ).stream(
+                [UserMessage(parts=[TextPart(text=PROBE)])]
+            ):
                 if isinstance(event, Completion):
                     break
     except ModelError as exc:

@@ -1,4 +1,5 @@
-"""Turning litellm stream chunks into events, and the chunks seen so far into the whole message."""
+"""Turning Chat Completions stream chunks (a provider's, or litellm's objects) into events, and the chunks seen so
+far into the whole message."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ class _ToolSlot:
     name: str = ""
     arguments: list[str] = dataclasses.field(default_factory=list)
     announced: bool = False
+    extra: dict[str, Any] | None = None
 
 
 class StreamAccumulator:
@@ -53,7 +55,7 @@ class StreamAccumulator:
         events: list[ModelEvent] = []
         usage = _field(chunk, "usage")
         if usage is not None:
-            self._add_usage(int(_field(usage, "prompt_tokens") or 0), int(_field(usage, "completion_tokens") or 0))
+            self._add_usage(usage)
         choices = _field(chunk, "choices")
         if not choices:
             return events
@@ -72,6 +74,9 @@ class StreamAccumulator:
         blocks = _field(delta, "thinking_blocks")
         if blocks:
             self._add_thinking_blocks(blocks)
+        details = _field(delta, "reasoning_details")  # OpenRouter's signed reasoning: it goes back verbatim
+        if details:
+            self._add_reasoning_details(details)
         content = _field(delta, "content")
         if content:
             self._text.append(content)
@@ -80,14 +85,24 @@ class StreamAccumulator:
             self._add_tool_call_delta(call, events)
         return events
 
-    def _add_usage(self, prompt: int, completion: int) -> None:
+    def _add_usage(self, usage: Any) -> None:
         # As litellm adds up a stream's usage: a count of 0 never replaces an earlier one, and (0, 0) is
         # no usage at all (what litellm reports when the provider sent none).
+        prompt, completion = int(_field(usage, "prompt_tokens") or 0), int(_field(usage, "completion_tokens") or 0)
+        details = _field(usage, "prompt_tokens_details")
+        # Cache reads: OpenAI's `cached_tokens` (most providers copy it), DeepSeek's own name, litellm's for Anthropic.
+        read = (
+            _field(usage, "cache_read_input_tokens")
+            or (_field(details, "cached_tokens") if details is not None else None)
+            or _field(usage, "prompt_cache_hit_tokens")
+        )
+        written = _field(usage, "cache_creation_input_tokens")
         old = self._usage
         if old is not None:
             prompt, completion = prompt or old.prompt_tokens, completion or old.completion_tokens
+            read, written = read or old.cache_read_tokens, written or old.cache_write_tokens
         if prompt or completion:
-            self._usage = Usage(prompt, completion)
+            self._usage = Usage(prompt, completion, None, int(read or 0), int(written or 0))
 
     def _add_tool_call_delta(self, call: Any, events: list[ModelEvent]) -> None:
         index = _field(call, "index") or 0
@@ -95,6 +110,9 @@ class StreamAccumulator:
         call_id = _field(call, "id")
         if call_id:
             slot.id = call_id
+        extra = _field(call, "extra_content")  # Gemini's thought signature rides here
+        if isinstance(extra, dict):
+            slot.extra = extra
         function = _field(call, "function")
         if function is not None:
             name, arguments = _field(function, "name"), _field(function, "arguments")
@@ -117,6 +135,21 @@ class StreamAccumulator:
                     last["signature"] = block["signature"]
             else:
                 self._thinking_blocks.append(dict(block))
+
+    def _add_reasoning_details(self, details: list[Any]) -> None:
+        """Each detail streams in pieces under its `index`: text and summaries add up, the rest is the last said."""
+        for raw in details:
+            detail = dict(raw) if not isinstance(raw, dict) else raw
+            index = detail.get("index")
+            last = next((d for d in self._thinking_blocks if index is not None and d.get("index") == index), None)
+            if last is None or last.get("type") != detail.get("type"):
+                self._thinking_blocks.append(dict(detail))
+                continue
+            for key, value in detail.items():
+                if key in ("text", "summary") and isinstance(value, str):
+                    last[key] = str(last.get(key) or "") + value
+                elif value is not None:
+                    last[key] = value
 
     @property
     def finish_reason_seen(self) -> bool:
@@ -141,7 +174,9 @@ class StreamAccumulator:
 
     def finish(self) -> tuple[AssistantMessage, str, Usage | None]:
         tool_calls = [
-            ToolCallRequest(id=slot.id or f"call_{index}", name=slot.name, arguments="".join(slot.arguments))
+            ToolCallRequest(
+                id=slot.id or f"call_{index}", name=slot.name, arguments="".join(slot.arguments), extra=slot.extra
+            )
             for index, slot in sorted(self._tools.items())
         ]
         message = AssistantMessage(

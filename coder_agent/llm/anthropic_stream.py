@@ -1,11 +1,12 @@
-"""Anthropic Messages stream events -> the chat-completion deltas litellm 1.106.2 turns them into.
+"""Anthropic Messages stream events -> Chat Completions deltas, as litellm turns them into (the contract suite
+compares the two).
 
 Fed to the same `StreamAccumulator` as every other stream, these give the same events and the same
 final message as litellm's path: thinking as `reasoning_content` plus `thinking_blocks` (the signature
 arrives as its own block and merges into the one before), text as `content`, each `tool_use` as a tool
 call (its own index, counted from 0) whose arguments are the `input_json_delta`s, the stop reason
-mapped to an OpenAI finish reason, usage as prompt tokens (uncached + cache reads + cache writes) and
-output tokens.
+mapped to an OpenAI finish reason, usage as prompt tokens (uncached + cache reads + cache writes, the reads and
+writes also on their own) and output tokens.
 """
 
 from __future__ import annotations
@@ -110,9 +111,13 @@ class AnthropicDeltas:
     def _add_usage(self, usage: dict[str, Any]) -> dict[str, int]:
         self._usage.update(usage)
         u = self._usage
-        parts = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        prompt = sum(int(u.get(key) or 0) for key in parts)
-        return {"prompt_tokens": prompt, "completion_tokens": int(u.get("output_tokens") or 0)}
+        written, read = int(u.get("cache_creation_input_tokens") or 0), int(u.get("cache_read_input_tokens") or 0)
+        return {
+            "prompt_tokens": int(u.get("input_tokens") or 0) + written + read,
+            "completion_tokens": int(u.get("output_tokens") or 0),
+            "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": written,
+        }
 
 
 def _delta_chunk(delta: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,6 @@ FinishReason = str  # "stop", "length", "tool_calls", "content_filter", or whate
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
-    shown: str | None = None  # the messageId it was already shown under (by the early first call), if it was
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +32,14 @@ class ToolCallBegin:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """A call's tokens. `prompt_tokens` counts every prompt token; of those, `cache_read_tokens` were read from the
+    provider's prompt cache and `cache_write_tokens` written to it (each priced at its own rate in `cost_usd`)."""
+
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)

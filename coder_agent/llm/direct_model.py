@@ -1,7 +1,10 @@
-"""`Model` without litellm: one streamed completion over httpx, for the routes in `routes.py`.
+"""`Model` for the wires the agent speaks itself: OpenAI Chat Completions and Anthropic Messages, for the whole session.
 
-Same seam, same events, same retry and error rules, same usage and cost as `LiteLLMModel`; the contract
-tests run every scripted scenario through both. Per chunk it parses one SSE event and one JSON object.
+The route (`wire/routes.py`) says where a call goes and in which dialect; the request is built in `wire/` (the same
+bytes the early first call sends, so that call can be taken over), streamed over httpx (or, before httpx is ready,
+over the early call's plain transport) and parsed per wire: Chat Completions chunks straight into the accumulator,
+Anthropic events first into the same deltas (`anthropic_stream.py`). Retries, errors, usage and cost follow the same
+rules as litellm's path (`LiteLLMModel`), which the contract suite checks. Per chunk: one SSE event, one JSON object.
 """
 
 from __future__ import annotations
@@ -14,13 +17,13 @@ from typing import Any
 
 import anyio
 
-from ..prestart import early_call, raw_http
+from ..prestart import raw_http
 from ..prestart.early_call import EarlyCall
 from . import http_client
 from .accumulate import StreamAccumulator
 from .adopted import AdoptedResponse
 from .anthropic_stream import AnthropicDeltas
-from .base import Completion, ModelError, ModelEvent, TextDelta
+from .base import Completion, ModelError, ModelEvent
 from .errors import (
     ProviderHTTPError,
     ProviderStreamError,
@@ -32,9 +35,9 @@ from .errors import (
 )
 from .messages import ChatMessage
 from .retry import with_retries
+from .wire import model_info
 from .wire.config import ModelConfig
 from .wire.openai_wire import error_message
-from .wire.price_map import PriceMap
 from .wire.routes import Route, route_body, route_headers
 from .wire.sse import sse_events
 
@@ -44,27 +47,28 @@ _ERROR_BODY_LIMIT = 64 * 1024
 
 
 class DirectModel:
-    def __init__(self, config: ModelConfig, route: Route, prices: PriceMap) -> None:
+    def __init__(
+        self, config: ModelConfig, route: Route, cache_key: str | None = None, early: EarlyCall | None = None
+    ) -> None:
+        """`cache_key`: the session's, for the providers that route a conversation to its cache by one; `early`: the
+        session's early first call, which its first model call takes over when it sends the same bytes."""
         self.config = config
         self.route = route
-        self.prices = prices
+        self.cache_key = cache_key
+        self.early = early
+        self.info = model_info.info(config.model)
         self.name = config.model
 
     def request(self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        """The body to send; raises `NeedsLiteLLM` when it is not one we convert exactly as litellm would."""
-        return route_body(self.route, self.config, self.prices, [m.to_provider() for m in messages], tools)
+        """The body to send."""
+        return route_body(self.route, self.config, [m.to_provider() for m in messages], tools, self.cache_key)
 
     async def stream(
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()
     ) -> AsyncGenerator[ModelEvent, None]:
-        async with aclosing(self.stream_request(self.request(messages, tools))) as events:
-            async for event in events:
-                yield event
-
-    async def stream_request(self, request: dict[str, Any]) -> AsyncGenerator[ModelEvent, None]:
-        """Stream the reply to a body built by `request`."""
-        body = json.dumps(request).encode()
+        body = json.dumps(self.request(messages, tools)).encode()
         if self.route.api_key is None:
+            self._close_early("the model has no key")
             raise no_key_error(self.config.model, self.config.api_base)
         attempts = with_retries(lambda: self._stream_once(body), self._classify, self.config.retry_policy)
         async with aclosing(attempts) as events:
@@ -75,19 +79,19 @@ class DirectModel:
         return classify_error(exc, self.config.model, self.config.api_base)
 
     def _headers(self) -> dict[str, str]:
-        return route_headers(self.route)
+        return route_headers(self.route, self.cache_key)
 
     async def _stream_once(self, body: bytes) -> AsyncGenerator[ModelEvent, None]:
-        adopted = self._take_early(body)
-        if adopted is not None:
-            async with aclosing(self._stream_adopted(*adopted)) as events:
+        early = self._take_early(body)
+        if early is not None:
+            async with aclosing(self._stream_raw(AdoptedResponse(early.response))) as events:
                 async for event in events:
                     yield event
             return
         if not http_client.prepared():
-            plain, tls = early_call.plain_transport(self.route.url)
-            if plain:  # the early first call's transport, while httpx is made ready in the background
-                async with aclosing(self._stream_plain(body, tls)) as events:
+            if self.early is not None and self.early.url == self.route.url:
+                # The early call's transport, while httpx is made ready in the background.
+                async with aclosing(self._stream_plain(body, self.early.tls)) as events:
                     async for event in events:
                         yield event
                 return
@@ -122,15 +126,20 @@ class DirectModel:
                 await response.aclose()
         yield self._completion(acc)
 
-    def _take_early(self, body: bytes) -> tuple[AdoptedResponse, EarlyCall] | None:
-        """The early first call (`early_call`), when it sent exactly this request."""
-        call = early_call.claim() if early_call.pending() else None
-        if call is None:
+    def _take_early(self, body: bytes) -> EarlyCall | None:
+        """The session's early first call, when it sent exactly this request and nobody took it over yet."""
+        call = self.early
+        if call is None or not call.claim():
             return None
         if call.url != self.route.url or call.body != body:
             close_unclaimed(call, f"the turn's first request differs ({len(body)} bytes, not {len(call.body)})")
             return None
-        return AdoptedResponse(call.response), call
+        call.adopted = True
+        return call
+
+    def _close_early(self, why: str) -> None:
+        if self.early is not None and self.early.claim():
+            close_unclaimed(self.early, why)
 
     async def _stream_plain(self, body: bytes, tls: Any) -> AsyncGenerator[ModelEvent, None]:
         """A call over the early first call's transport (`raw_http`): what comes before httpx is ready."""
@@ -141,32 +150,19 @@ class DirectModel:
             )
         except OSError as exc:
             raise ProviderUnreachable(str(exc)) from exc
-        async with aclosing(self._stream_adopted(AdoptedResponse(raw), None)) as events:
+        async with aclosing(self._stream_raw(AdoptedResponse(raw))) as events:
             async for event in events:
                 yield event
 
-    async def _stream_adopted(
-        self, response: AdoptedResponse, call: EarlyCall | None
-    ) -> AsyncGenerator[ModelEvent, None]:
-        """The reply of a call over `raw_http`. For the early call's, the text it showed comes out first, at once
-        (before anything can cancel the turn: the user saw it, so the turn keeps it), marked as shown
-        (`TextDelta.shown`); the parse from the start then checks it and goes on after it."""
+    async def _stream_raw(self, response: AdoptedResponse) -> AsyncGenerator[ModelEvent, None]:
+        """The reply of a call over `raw_http`, parsed from its first byte (an early call's included: what it showed
+        comes out again, at once, from the bytes it read)."""
         acc = StreamAccumulator()
-        shown = list(call.shown) if call is not None else []
-        for text in shown:
-            assert call is not None
-            yield TextDelta(text, shown=call.message_id)
-        seen = 0
         try:
             await response.start()
             if response.status_code >= 400:
                 raise await _http_error(response)
             async for event in self._events(response, acc):
-                if seen < len(shown) and isinstance(event, TextDelta):
-                    if event.text != shown[seen]:
-                        log.error("the early first call showed %r where the reply has %r", shown[seen], event.text)
-                    seen += 1
-                    continue
                 yield event
         finally:
             with anyio.CancelScope(shield=True):
@@ -177,7 +173,9 @@ class DirectModel:
         acc.check_complete(acc.finish_reason_seen)
         message, finish_reason, usage = acc.finish()
         if usage is not None:
-            cost = self.prices.cost(self.route.model, self.route.provider, usage.prompt_tokens, usage.completion_tokens)
+            cost = self.info.cost(
+                usage.prompt_tokens, usage.completion_tokens, usage.cache_read_tokens, usage.cache_write_tokens
+            )
             usage = acc.priced(usage, cost)
         return Completion(message=message, finish_reason=finish_reason, usage=usage)
 
@@ -202,19 +200,12 @@ class DirectModel:
 
 
 def close_unclaimed(call: EarlyCall, why: str) -> None:
-    """An early first call the turn's first model call did not take over: a bug (see `server.early_prompt`)."""
-    shown = sum(map(len, call.shown))
+    """An early first call the session's first model call did not take over: a bug (see `prestart.early_prompt`)."""
+    shown = sum(len(text) for _, text in call.shown)
     log.error(
         "the early first call was not taken over: %s; the %d characters it showed are not in the history", why, shown
     )
     call.response.close()
-
-
-def discard_early(why: str) -> None:
-    """Close the early first call if one waits: the turn's first model call does not take the direct path."""
-    call = early_call.claim()
-    if call is not None:
-        close_unclaimed(call, why)
 
 
 async def _http_error(response: Any) -> ProviderHTTPError:

@@ -1,4 +1,6 @@
-"""`Model` on litellm: one streamed completion, retried with bounded backoff while nothing has been shown."""
+"""`Model` on litellm, for the providers the agent does not speak itself (Bedrock, Vertex, Azure, Cohere, ...): one
+streamed completion, retried with bounded backoff while nothing has been shown. The tests also run the wires the
+agent speaks through it: litellm is the oracle their requests and events are compared with."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any
 import anyio
 
 from .accumulate import StreamAccumulator
-from .base import Completion, ModelError, ModelEvent
+from .base import Completion, ModelError, ModelEvent, Usage
 from .errors import classify_error
 from .loader import load_litellm
 from .messages import ChatMessage
@@ -60,7 +62,7 @@ class LiteLLMModel:
         acc.check_complete(getattr(response, "received_finish_reason", None) is not None)
         message, finish_reason, usage = acc.finish()
         if usage is not None:
-            usage = acc.priced(usage, self._cost(litellm, usage.prompt_tokens, usage.completion_tokens))
+            usage = acc.priced(usage, self._cost(litellm, usage))
         yield Completion(message=message, finish_reason=finish_reason, usage=usage)
 
     def _request(self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -88,10 +90,14 @@ class LiteLLMModel:
             request["tools"] = list(tools)
         return request
 
-    def _cost(self, litellm: ModuleType, prompt_tokens: int, completion_tokens: int) -> float | None:
+    def _cost(self, litellm: ModuleType, usage: Usage) -> float | None:
         try:
             prompt_cost, completion_cost = litellm.cost_per_token(
-                model=self.config.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+                model=self.config.model,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                cache_read_input_tokens=usage.cache_read_tokens,
+                cache_creation_input_tokens=usage.cache_write_tokens,
             )
             return float(prompt_cost) + float(completion_cost)
         except Exception:  # unknown model: no price

@@ -1,10 +1,9 @@
-"""Loading litellm lazily: it takes ~1.7 s and ~175 MB, so it stays off the path to `initialize`.
+"""Loading litellm, for the providers the agent does not speak itself: it takes ~1.7 s and ~175 MB, so only a
+process whose session's model needs it ever imports it (`factory.needs_litellm`), and then at once.
 
-`load_litellm()` runs in the background once a session exists. In worker threads, never on the event
-loop, it first readies the direct path (httpx and litellm's price map, ~200 ms), then imports litellm and
-runs its first call against a local canned responder (`warmup.py`), so nothing is left to load when the
-agent's first call goes through it. Until `ready()`, calls the direct path can serve go there (see
-`fast_start.py`).
+`load_litellm()` runs in worker threads, never on the event loop: it imports litellm and runs its first call
+against a local canned responder (`warmup.py`), so nothing is left to load when the agent's first call goes
+through it.
 """
 
 from __future__ import annotations
@@ -17,9 +16,7 @@ from types import ModuleType
 
 import anyio
 
-from . import http_client
 from .warmup import warm_calls
-from .wire import price_map
 
 log = logging.getLogger(__name__)
 
@@ -68,22 +65,10 @@ def warm_litellm() -> None:
             _warm = True
 
 
-def prepare_direct() -> None:
-    """Ready the direct path: httpx and its client, litellm's price map (blocking: call it in a worker thread)."""
-    price_map.load()
-    http_client.prepare()
-
-
-def ready() -> bool:
-    """Whether litellm is imported and warm: from then on every call goes through it."""
-    return _warm
-
-
 async def load_litellm() -> ModuleType:
     """The litellm module, loaded and warmed in worker threads if needed (never blocks the event loop)."""
     if _litellm is not None and _warm:
         return _litellm
-    await anyio.to_thread.run_sync(prepare_direct, abandon_on_cancel=True)
     module = await anyio.to_thread.run_sync(import_litellm, abandon_on_cancel=True)
     await anyio.to_thread.run_sync(warm_litellm, abandon_on_cancel=True)
     return module

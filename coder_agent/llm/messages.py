@@ -55,6 +55,8 @@ class ToolCallRequest(BaseModel):
     id: str
     name: str
     arguments: str
+    # What the provider attached to the call that must go back with it (Gemini's thought signature).
+    extra: dict[str, Any] | None = None
 
 
 class AssistantMessage(BaseModel):
@@ -70,15 +72,19 @@ class AssistantMessage(BaseModel):
     def to_provider(self) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
         if self.tool_calls:
-            message["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in self.tool_calls
-            ]
+            message["tool_calls"] = [_call(c) for c in self.tool_calls]
         if self.reasoning:
             message["reasoning_content"] = self.reasoning
         if self.thinking_blocks:
             message["thinking_blocks"] = self.thinking_blocks
         return message
+
+
+def _call(call: ToolCallRequest) -> dict[str, Any]:
+    provider = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+    if call.extra:
+        provider["extra_content"] = call.extra
+    return provider
 
 
 class ToolMessage(BaseModel):

@@ -16,10 +16,13 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..kit.masking import mask_bytes
 from ..kit.unicode import find_invalid
+
+if TYPE_CHECKING:
+    from .early_call import EarlyCall
 
 MAX_FIRST_LINE = 1024 * 1024
 MAX_READ_AHEAD = 1024 * 1024  # input read while waiting for the runtime (to see it end); past this, only wait
@@ -41,13 +44,14 @@ class EarlyRead:
 
     A plain class: `dataclasses` imports `inspect` and `ast`, ~10 ms of the path to `initialize`."""
 
-    __slots__ = ("answered", "eof", "initialize", "unread")
+    __slots__ = ("answered", "call", "eof", "initialize", "unread")
 
     def __init__(self, unread: bytes, initialize: dict[str, Any] | None, eof: bool = False) -> None:
         self.unread = unread  # read from the input but not consumed
         self.initialize = initialize  # the params of the `initialize` that was answered, if one was
         self.eof = eof  # the input ended: on a terminal (Ctrl-D) a second read would wait for another end
         self.answered: object = None  # what `answer_next` answered, as its answerer described it
+        self.call: EarlyCall | None = None  # the first prompt's first model call, when the early stage made it
 
 
 def _fill_line(in_fd: int, buffer: bytearray, ready_fd: int | None = None) -> str:
@@ -159,7 +163,7 @@ def wait_for_runtime(
     buffer, eof = bytearray(early.unread), early.eof
     while True:
         kept = EarlyRead(bytes(buffer), early.initialize, eof)
-        kept.answered = early.answered
+        kept.answered, kept.call = early.answered, early.call
         if eof and nothing_left(kept):
             return kept
         watch = [ready_fd] if eof or len(buffer) >= MAX_READ_AHEAD else [ready_fd, in_fd]

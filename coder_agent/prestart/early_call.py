@@ -1,16 +1,16 @@
 """The first model call of a process, streamed before the runtime is imported, and handed to it. Stdlib only.
 
 Importing the runtime takes ~300 ms; a user who typed the first message before the agent started would wait
-that long for a word. So the early stage (`server.early_prompt`) builds the first prompt's request exactly as
-the direct path would (`DirectModel.request`), posts it over a plain socket (`raw_http`), and shows the
-text deltas as they come, until the runtime is ready, other input arrives, or the reply holds anything but
-text. Then it stops reading and leaves the call here (`hand_over`).
+that long for a word. So the early stage (`prestart.early_prompt`) builds the first prompt's request exactly as
+the model adapter would (`DirectModel.request`), posts it over a plain socket (`raw_http`), and shows the
+thoughts and text as they come, until the runtime is ready, other input arrives, or the reply holds anything
+else. Then it stops reading and hands the call down (`EarlyRead.call`).
 
-The runtime's turn makes its first model call as ever; the direct path takes the early call over when the
-body it would send is byte for byte the body that was sent (`claim`), parses the reply from its first byte
-with its own parser, and continues reading the same response (`llm.adopted`). The text the early stage showed
-is marked so (`TextDelta.shown`): the turn keeps it for replay without sending it twice, and a failure after
-it is not retried, as for any reply the user has seen. Any other call closes an early call left unclaimed.
+The runtime's turn makes its first model call as ever; the adapter takes the early call over when the body it
+would send is byte for byte the body that was sent (`EarlyCall.claim`), and parses the reply from its first byte
+with its own parser, reading on from the same response (`llm.adopted`). What the early stage showed comes out of
+it again: the turn keeps it, and the editor is not sent it twice (`server.early_reply`); a failure after it is not
+retried, as for any reply the user has seen. A call nobody takes over is closed.
 """
 
 from __future__ import annotations
@@ -23,71 +23,74 @@ from typing import Any
 from ..llm.wire.sse import SseParser
 from .raw_http import HttpProtocolError, RawResponse
 
-# What the early stage does with one stream event: show this text, go on without showing, or stop here.
-SKIP = ""
+# What the early stage does with one stream event: show these, go on without showing (SKIP), or stop here (STOP).
+SKIP: list[tuple[str, str]] = []
 STOP = None
 
 
+Shown = tuple[str, str]  # ("text" or "thought", the text shown)
+
+
 class EarlyCall:
-    """A model call the early stage started: its exact body, the response being read, and what was shown."""
+    """A model call the early stage started: its exact request, the response being read, and what was shown.
 
-    __slots__ = ("body", "message_id", "response", "session_id", "shown", "url")
+    Handed down as an object (`EarlyRead.call` -> the serve loop -> the model factory), never kept in a global: the
+    session's first model call takes it over (`claim`) when it sends the same bytes, and the editor is sent each
+    piece of the reply once (`server.early_reply`)."""
 
-    def __init__(self, url: str, body: bytes, response: RawResponse, message_id: str, session_id: str = "") -> None:
+    __slots__ = (
+        "_claimed",
+        "_lock",
+        "adopted",
+        "body",
+        "message_id",
+        "response",
+        "session_id",
+        "shown",
+        "thought_id",
+        "tls",
+        "url",
+    )
+
+    def __init__(
+        self,
+        url: str,
+        body: bytes,
+        response: RawResponse,
+        message_id: str,
+        session_id: str = "",
+        tls: Any = None,
+        thought_id: str = "",
+    ) -> None:
         self.session_id = session_id  # the session whose first prompt it answers
         self.url = url
         self.body = body
         self.response = response
+        self.tls = tls  # the TLS context it connected with: calls to `url` may use it until httpx is ready
         self.message_id = message_id  # the ACP messageId the text was shown under
-        self.shown: list[str] = []  # the text deltas shown, in order
+        self.thought_id = thought_id or message_id  # and the thoughts
+        self.shown: list[Shown] = []  # what was shown, in order
+        self.adopted = False  # a model call took it over and reads its reply on
+        self._claimed = False
+        self._lock = threading.Lock()
+
+    def claim(self) -> bool:
+        """True once: to the first caller, who reads the call on (it sent the same bytes) or closes it."""
+        with self._lock:
+            if self._claimed:
+                return False
+            self._claimed = True
+            return True
+
+    @property
+    def claimed(self) -> bool:
+        return self._claimed
 
 
-_lock = threading.Lock()
-_pending: EarlyCall | None = None
-_plain: dict[str, Any] = {}  # URL -> its TLS context (None for http): where the plain transport may post
-
-
-def allow_plain(url: str, tls: Any) -> None:
-    """Calls to `url` may go over `raw_http` until httpx is ready (the early stage found no proxy to go through)."""
-    _plain[url] = tls
-
-
-def forget_plain() -> None:
-    _plain.clear()
-
-
-def plain_transport(url: str) -> tuple[bool, Any]:
-    """(whether a call to `url` may go over `raw_http`, the TLS context for it)."""
-    return url in _plain, _plain.get(url)
-
-
-def hand_over(call: EarlyCall) -> None:
-    global _pending
-    with _lock:
-        _pending = call
-
-
-def pending() -> bool:
-    return _pending is not None
-
-
-def claim(session_id: str | None = None) -> EarlyCall | None:
-    """The early call waiting to be taken over (only if it answers `session_id`'s first prompt, when given),
-    no longer waiting: the caller reads it on (`DirectModel`, when it sent the same body), or closes it and
-    keeps or reports what it showed."""
-    global _pending
-    with _lock:
-        call = _pending
-        if call is None or (session_id is not None and call.session_id != session_id):
-            return None
-        _pending = None
-    return call
-
-
-def openai_text(data: str) -> str | None:
-    """The text one OpenAI-compatible stream event shows, `SKIP` when it shows none (usage, a role, the finish
-    reason), or `STOP` when it holds anything else: reasoning, tool calls, an error, the end, or an event the
-    early stage does not read exactly as the direct path's `StreamAccumulator` does."""
+def openai_text(data: str) -> list[Shown] | None:
+    """What one Chat Completions stream event shows (its reasoning, then its text; `SKIP` for usage, a role, the
+    finish reason), or `STOP` when it holds anything else: tool calls, an error, the end, or an event the early stage
+    does not read exactly as the model adapter's `StreamAccumulator` does."""
     if data == "[DONE]":
         return STOP
     try:
@@ -104,22 +107,26 @@ def openai_text(data: str) -> str | None:
     delta = choices[0].get("delta")
     if delta is None:
         return SKIP
-    if not isinstance(delta, dict):
+    if not isinstance(delta, dict) or delta.get("tool_calls"):
         return STOP
-    if delta.get("reasoning_content") or delta.get("reasoning") or delta.get("thinking_blocks"):
-        return STOP
-    if delta.get("tool_calls"):
-        return STOP
+    shown: list[Shown] = []
+    reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+    if reasoning:
+        if not isinstance(reasoning, str):
+            return STOP
+        shown.append(("thought", reasoning))
     content = delta.get("content")
-    if not content:
-        return SKIP
-    return content if isinstance(content, str) else STOP
+    if content:
+        if not isinstance(content, str):
+            return STOP
+        shown.append(("text", content))
+    return shown
 
 
-def anthropic_text(data: str) -> str | None:
+def anthropic_text(data: str) -> list[Shown] | None:
     """As `openai_text`, for an Anthropic Messages stream event, as `AnthropicDeltas` and the accumulator read it:
-    text blocks' starts and `text_delta`s show text; the start of any other block, the message's end (its
-    `message_delta`), an error or an event not known here stops."""
+    text blocks' starts and `text_delta`s show text, `thinking_delta`s show thoughts; a tool call, the message's end
+    (its `message_delta`), an error or an event not known here stops."""
     try:
         payload = json.loads(data)
     except ValueError:
@@ -131,35 +138,47 @@ def anthropic_text(data: str) -> str | None:
         return SKIP
     if kind == "content_block_start":
         block = payload.get("content_block") or {}
-        if not isinstance(block, dict) or block.get("type") != "text":
+        if not isinstance(block, dict):
             return STOP
-        text = block.get("text") or ""
-    elif kind == "content_block_delta":
+        if block.get("type") in ("thinking", "redacted_thinking"):
+            return SKIP  # the adapter shows a thinking block's deltas, not its start
+        if block.get("type") != "text":
+            return STOP
+        return _shown("text", block.get("text") or "")
+    if kind == "content_block_delta":
         delta = payload.get("delta") or {}
-        if not isinstance(delta, dict) or "text" not in delta:
+        if not isinstance(delta, dict):
             return STOP
-        text = delta["text"]
-    else:
-        return STOP
+        if delta.get("type") == "signature_delta":
+            return SKIP
+        if delta.get("type") == "thinking_delta":
+            return _shown("thought", delta.get("thinking"))
+        if "text" not in delta:
+            return STOP
+        return _shown("text", delta["text"])
+    return STOP
+
+
+def _shown(kind: str, text: object) -> list[Shown] | None:
     if not isinstance(text, str):
         return STOP
-    return text or SKIP
+    return [(kind, text)] if text else SKIP
 
 
-TEXT_OF: dict[str, Callable[[str], str | None]] = {"openai": openai_text, "anthropic": anthropic_text}
+TEXT_OF: dict[str, Callable[[str], list[Shown] | None]] = {"openai": openai_text, "anthropic": anthropic_text}
 
 
 def stream_text(
     call: EarlyCall,
-    show: Callable[[str], None],
+    show: Callable[[str, str], None],
     wait: Callable[[RawResponse], bool],
-    text_of: Callable[[str], str | None] = openai_text,
+    text_of: Callable[[str], list[Shown] | None] = openai_text,
 ) -> None:
-    """Read the response and `show` each text delta until `wait` says stop, or the reply holds anything else.
+    """Read the response and `show(kind, text)` each piece until `wait` says stop, or the reply holds anything else.
 
     `wait(response)` blocks until the socket has data (True) or the caller wants to stop (False). Nothing here
     raises for the reply's own failures (an HTTP error, a cut, a stall): the runtime reads those again and
-    reports them as the direct path does.
+    reports them as the model adapter does.
     """
     response = call.response
     parser = SseParser()
@@ -174,12 +193,12 @@ def stream_text(
             data = response.body()
             if data:
                 for _name, event in parser.feed(data):
-                    text = text_of(event)
-                    if text is STOP:
+                    pieces = text_of(event)
+                    if pieces is STOP:
                         return
-                    if text:
-                        call.shown.append(text)
-                        show(text)
+                    for kind, text in pieces:
+                        call.shown.append((kind, text))
+                        show(kind, text)
                 continue
             if response.done or response.eof:
                 return

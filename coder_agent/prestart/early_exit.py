@@ -23,6 +23,7 @@ from .early_session import EarlySession
 if TYPE_CHECKING:
     from ..store.base import SessionRecord
     from ..store.sqlite import SqliteSessionStore
+    from .early_call import EarlyCall
 
 
 def nothing_left(early: EarlyRead) -> bool:
@@ -53,7 +54,7 @@ def keep(early: EarlyRead) -> None:
     from ..store.base import StoreError
 
     try:
-        _save(session)
+        _save(session, early.call)
     except (StoreError, OSError) as exc:
         try:
             os.write(2, f"coder-agent: session {session.id} could not be saved: {exc}\n".encode())
@@ -61,7 +62,7 @@ def keep(early: EarlyRead) -> None:
             pass
 
 
-def _save(session: EarlySession) -> None:
+def _save(session: EarlySession, call: EarlyCall | None) -> None:
     from pathlib import Path
 
     from ..store.base import SessionRecord, now
@@ -83,34 +84,37 @@ def _save(session: EarlySession) -> None:
         )
         store.create(record)
         if session.prompt is not None:
-            _keep_turn(store, session, record)
+            _keep_turn(store, session, record, call)
     finally:
         store.close()
 
 
-def _keep_turn(store: SqliteSessionStore, session: EarlySession, record: SessionRecord) -> None:
+def _keep_turn(store: SqliteSessionStore, session: EarlySession, record: SessionRecord, call: EarlyCall | None) -> None:
     """The turn's record, the prompt, the text shown of the reply, the title and a cancelled end: as the full
     agent keeps a turn that a cancel ends while it reads the early reply on."""
     from ..kit.titles import title_from_text
     from ..kit.unicode import dumps, scrub
     from ..store.base import now
-    from . import early_call
 
     assert session.prompt is not None
     texts = session.prompt[1]
-    call = early_call.claim(session.id)
     store.checkpoints.begin_turn(session.id, 0, 0)  # a turn of the conversation: `/rewind` can go back before it
-    shown = call.shown if call is not None else []
+    shown = call.shown if call is not None and call.session_id == session.id else []
     store.append_messages(session.id, [dumps({"role": "user", "parts": [_text(text) for text in texts]}).decode()])
     user = new_id("user")
     for text in texts:
         store.append_update(session.id, dumps(_chunk("user_message_chunk", text, user)))
     if call is not None and shown:
-        reply: dict[str, object] = {"role": "assistant", "text": scrub("".join(shown)), "reasoning": None}
+        text = scrub("".join(t for kind, t in shown if kind == "text"))
+        thought = scrub("".join(t for kind, t in shown if kind != "text")) or None
+        reply: dict[str, object] = {"role": "assistant", "text": text, "reasoning": thought}
         reply |= {"tool_calls": [], "thinking_blocks": None, "message_id": call.message_id}
         store.append_messages(session.id, [dumps(reply).decode()])
-        for text in shown:
-            store.append_update(session.id, dumps(_chunk("agent_message_chunk", text, call.message_id)))
+        for kind, piece in shown:
+            if kind == "text":
+                store.append_update(session.id, dumps(_chunk("agent_message_chunk", piece, call.message_id)))
+            else:
+                store.append_update(session.id, dumps(_chunk("agent_thought_chunk", piece, call.thought_id)))
     record.title = title_from_text(" ".join(texts))
     if record.title:
         update = {"sessionUpdate": "session_info_update", "title": record.title, "updatedAt": now()}

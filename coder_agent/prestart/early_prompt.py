@@ -2,14 +2,16 @@
 
 An editor whose user typed a message before the agent started sends `session/prompt` right after the
 `session/new` reply; importing the runtime takes ~300 ms more. When the early reader answered that
-`session/new` (`server.early_session`) and the prompt is plain text, this stage builds the request the turn's
+`session/new` (`prestart.early_session`) and the prompt is plain text, this stage builds the request the turn's
 first model call would send (`Prep` readies what it needs in the import thread: the settings, the route, the
 tools' specs; the system prompt is made from the session's folder as soon as `session/new` is answered),
-sends it (`llm.raw_http`) and shows the text of the reply as `agent_message_chunk`s, until the runtime is in,
-any other input comes, or the reply holds anything but text (`llm.early_call.stream_text`).
+sends it (`raw_http`) and shows the thoughts and text of the reply as `agent_thought_chunk`s and
+`agent_message_chunk`s, until the runtime is in, any other input comes, or the reply holds anything else
+(`early_call.stream_text`).
 
 The prompt line itself stays unread: the full agent handles the prompt as ever, and its first model call takes
-the early one over when the bodies are the same bytes (`DirectModel`). Anything this stage is not sure of
+the early one over when the bodies are the same bytes (`DirectModel`); the call goes down with the rest of what
+the early stage read (`EarlyRead.call`). Anything this stage is not sure of
 (settings it cannot read exactly, MCP servers, a project `.mcp.json`, a slash command, an image or a link, a
 proxy, a provider it does not stream for, a server it cannot reach) leaves the prompt to the full agent.
 """
@@ -30,7 +32,6 @@ from .early_session import EarlySession
 
 if TYPE_CHECKING:
     from ..llm.wire.config import ModelConfig
-    from ..llm.wire.price_map import PriceMap
     from ..llm.wire.routes import Route
 
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
@@ -43,7 +44,6 @@ class Prep:
     def __init__(self) -> None:
         self.config: ModelConfig | None = None
         self.route: Route | None = None
-        self.prices: PriceMap | None = None
         self.specs: list[dict[str, Any]] = []
         self.tls: Any = None
 
@@ -63,13 +63,9 @@ class Prep:
         environ = found.environ
         if any(environ.get(name) or environ.get(name.upper()) for name in _PROXY_VARIABLES):
             return  # httpx would go through the proxy
-        from ..llm.wire import price_map
-        from ..llm.wire.routes import direct_route
+        from ..llm.wire.routes import route_for
 
-        prices = price_map.loaded() or price_map.partial(route_keys(found.config.model))  # ~1 ms, not ~30
-        if prices is None:
-            return
-        route = direct_route(found.config, prices, environ)
+        route = route_for(found.config, environ)  # its model's entries in litellm's map: ~1 ms
         if route is None or route.api_key is None:
             return
         if route.url.startswith("https:"):
@@ -79,13 +75,7 @@ class Prep:
         from .tool_specs import builtin_specs
 
         self.specs = builtin_specs()
-        self.config, self.prices, self.route = found.config, prices, route
-
-
-def route_keys(model: str) -> set[str]:
-    """The price map's entries `routes.direct_route` may look up for `model`."""
-    prefix, name = model.split("/", 1) if "/" in model else ("openai", model)
-    return {model, name, *(f"{provider}/{name}" for provider in ("openai", "anthropic", prefix))}
+        self.config, self.route = found.config, route
 
 
 def _tls_context(environ: Mapping[str, str]) -> Any:
@@ -142,18 +132,19 @@ def _prompt_text(params: dict[str, Any], session_id: str) -> str | None:
     return "\n\n".join(texts)
 
 
-def request_body(prep: Prep, system_text: str, user_text: str) -> bytes:
+def request_body(prep: Prep, system_text: str, user_text: str, session_id: str) -> bytes:
     """The body `DirectModel.request` makes for [system, user] with the built-in tools, as it sends it."""
     from ..llm.wire.routes import route_body
 
-    assert prep.route is not None and prep.config is not None and prep.prices is not None
+    assert prep.route is not None and prep.config is not None
     messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]
-    return json.dumps(route_body(prep.route, prep.config, prep.prices, messages, prep.specs)).encode()
+    return json.dumps(route_body(prep.route, prep.config, messages, prep.specs, session_id)).encode()
 
 
-def _chunk(session_id: str, message_id: str, text: str) -> dict[str, Any]:
+def _chunk(session_id: str, kind: str, message_id: str, text: str) -> dict[str, Any]:
     content = {"type": "text", "text": text}
-    update = {"sessionUpdate": "agent_message_chunk", "content": content, "messageId": message_id}
+    name = "agent_message_chunk" if kind == "text" else "agent_thought_chunk"
+    update = {"sessionUpdate": name, "content": content, "messageId": message_id}
     return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}}
 
 
@@ -192,7 +183,7 @@ def run(
     from ..kit.prompts import system_text
     from ..llm.wire.routes import route_headers
 
-    body = request_body(prep, system_text(system_prompt, session.mode), text)
+    body = request_body(prep, system_text(system_prompt, session.mode), text, session.id)
     assert request is not None
     if all(set(block) == {"type", "text"} for block in request[1]["prompt"]):
         # Taken: should the input end now, the early stage keeps this turn as the full agent would (`early_exit`)
@@ -212,17 +203,17 @@ def run(
 
     try:
         response = raw_http.post(
-            prep.route.url, route_headers(prep.route), body, prep.config.timeout, prep.tls, wait=reach
+            prep.route.url, route_headers(prep.route, session.id), body, prep.config.timeout, prep.tls, wait=reach
         )
     except (OSError, ValueError, raw_http.Interrupted):
         return kept  # the full agent makes the call: it reaches the same failure, and reports it
-    early_call.allow_plain(prep.route.url, prep.tls)
-    call = early_call.EarlyCall(prep.route.url, body, response, new_id("msg"), session.id)
+    call = early_call.EarlyCall(prep.route.url, body, response, new_id("msg"), session.id, prep.tls, new_id("thought"))
     session.system_prompt = system_prompt
-    early_call.hand_over(call)
+    kept.call = call
 
-    def show(delta: str) -> None:
-        write_message(out_fd, _chunk(session.id, call.message_id, delta))
+    def show(kind: str, text: str) -> None:
+        message_id = call.message_id if kind == "text" else call.thought_id
+        write_message(out_fd, _chunk(session.id, kind, message_id, text))
 
     def wait(response: raw_http.RawResponse) -> bool:
         if response.buffered():
@@ -234,9 +225,9 @@ def run(
 
     text_of = early_call.TEXT_OF[prep.route.wire]
 
-    def valid_text(data: str) -> str | None:
-        text = text_of(data)
-        return None if text is not None and not is_valid(text) else text
+    def valid_text(data: str) -> list[early_call.Shown] | None:
+        pieces = text_of(data)
+        return None if pieces is not None and not all(is_valid(text) for _, text in pieces) else pieces
 
     early_call.stream_text(call, show, wait, valid_text)
     return kept

@@ -18,6 +18,7 @@ import os
 from typing import Any
 
 from ..kit.ids import new_id
+from ..llm.wire import model_info
 from .early import Answerer
 from .session_options import config_options, mode_state
 from .settings_peek import Peek
@@ -74,9 +75,10 @@ def new_session_answerer(settings: Peek) -> Answerer:
         if roots is None or not settings.exact:
             return None
         session_id = new_id("sess")
-        # No thought level: whether a model takes one is known once litellm or its map is loaded, never this early
-        # (the full agent offers it when it is, as it does for sessions it made itself).
-        options = config_options(settings.default_mode, settings.model, menu, None, reasoning=False)
+        # Whether the model takes a thought level, from litellm's map as the full agent asks it (`model_info`: the
+        # model's entries only, read already for `initialize`'s image capability): every option, in this answer.
+        reasoning = model_info.info(settings.model).supports_reasoning
+        options = config_options(settings.default_mode, settings.model, menu, None, reasoning=reasoning)
         result = {"sessionId": session_id, "modes": mode_state(settings.default_mode), "configOptions": options}
         return result, EarlySession(session_id, *roots, settings.default_mode, settings.model, result, settings.home)
 

@@ -28,11 +28,14 @@ from ..llm.base import Model
 from ..llm.wire.usable import request_key
 from ..local.fill_in import FillIn
 from ..prestart.early import EarlyRead
+from ..prestart.early_call import EarlyCall
 from ..prestart.early_session import EarlySession
 from ..store.base import SessionStore, StoreError
 from ..store.sqlite import SqliteSessionStore
+from .early_reply import EarlyReply
 from .editor import EditorClient
 from .handlers import Handlers
+from .preload import Preload
 from .session_handlers import SessionHandlers
 from .session_mcp import SessionMcp
 from .settings_problems import SettingsProblems
@@ -41,14 +44,17 @@ from .state import AgentState
 log = logging.getLogger(__name__)
 
 
-def model_factory(current: Callable[[], Settings]) -> ModelFactory:
-    """Models for each turn, from the settings of the moment: direct while litellm loads, then litellm."""
-    from ..llm.fast_start import FastStartModel
+def model_factory(current: Callable[[], Settings], early_call: EarlyCall | None = None) -> ModelFactory:
+    """Models for each call, from the settings of the moment (`llm.factory`: the agent's own adapter for the wires it
+    speaks, litellm for the rest). `early_call`: the first prompt's first model call, made before the runtime was
+    in; its session's first call takes it over."""
+    from ..llm.factory import make_model
     from ..llm.wire.config import ModelConfig
 
-    def make(model: str, reasoning_effort: str | None) -> Model:
+    def make(model: str, reasoning_effort: str | None, session_id: str) -> Model:
         settings = current()
-        return FastStartModel(
+        early = early_call if early_call is not None and early_call.session_id == session_id else None
+        return make_model(
             ModelConfig(
                 model=model,
                 api_base=settings.api_base,
@@ -58,7 +64,10 @@ def model_factory(current: Callable[[], Settings]) -> ModelFactory:
                 retry_base_delay=settings.retry_base_delay,
                 max_tokens=settings.max_tokens,
                 reasoning_effort=reasoning_effort,
-            )
+            ),
+            cache_key=session_id,
+            early=early,
+            environ=settings.environ,
         )
 
     return make
@@ -82,9 +91,11 @@ def build_agent(
     router: Router,
     *,
     remote: bool = False,
+    early_reply: EarlyReply | None = None,
 ) -> tuple[Handlers, SessionHandlers]:
     """The agent as the settings describe it, its methods registered on `router` (editors and headless alike;
-    `remote`: for a client of `coder-agent serve`)."""
+    `remote`: for a client of `coder-agent serve`; `early_reply`: the first prompt's reply as the early stage
+    showed it)."""
 
     def current() -> Settings:  # a login read again replaces them
         return state.settings
@@ -92,7 +103,7 @@ def build_agent(
     turns = Turns(
         client,
         sessions,
-        model_factory(current),
+        model_factory(current, early_reply.call if early_reply is not None else None),
         builtin_tools,
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
@@ -104,7 +115,11 @@ def build_agent(
     if settings.config_dir is not None:
         sessions.rule_book = RuleFile(settings.config_dir)
     mcp = SessionMcp(current, client, background)
-    state = AgentState(client, set_client_capabilities, settings, sessions, turns, config, background, mcp, remote)
+    preload = Preload(background, turns)
+    state = AgentState(
+        client, set_client_capabilities, settings, sessions, turns, config, background, mcp, preload, remote
+    )
+    state.early_reply = early_reply
     handlers, session_handlers = Handlers(state), SessionHandlers(state)
     handlers.register(router)
     session_handlers.register(router)
@@ -123,8 +138,10 @@ async def serve(
     *,
     remote: bool = False,
     on_input_end: Callable[[], None] | None = None,
+    early_call: EarlyCall | None = None,
 ) -> None:
-    """Serve one ACP connection until its input ends (`early_initialize`, `early_session`: see `acp.early`).
+    """Serve one ACP connection until its input ends (`early_initialize`, `early_session`, `early_call`: see
+    `prestart.early`).
 
     `claims`: this is one of several connections sharing the store (`coder-agent serve`): when it ends, its
     sessions are saved and let go, so that another connection can load them. When the input ends, the turns
@@ -134,7 +151,8 @@ async def serve(
     mask_records()
     router = Router()
     connection = Connection(receive, send, router)
-    editor = EditorClient(connection)
+    early_reply = EarlyReply(early_call) if early_call is not None else None
+    editor = EditorClient(connection, early_reply)
     store, problem = open_store(settings)
     sessions: Sessions | None = None
     try:
@@ -143,7 +161,14 @@ async def serve(
             sessions = Sessions(client, store, problem, claims)
             connection.on_input_end = _at_input_end(sessions, on_input_end)
             handlers, session_handlers = build_agent(
-                settings, client, editor.set_capabilities, sessions, background, router, remote=remote
+                settings,
+                client,
+                editor.set_capabilities,
+                sessions,
+                background,
+                router,
+                remote=remote,
+                early_reply=early_reply,
             )
             if early_initialize is not None:
                 handlers.adopt_initialize(early_initialize)
@@ -179,4 +204,13 @@ async def serve_stdio(
     async with stdio_streams(in_fd, out_fd) as (receive, send):
         session = early.answered if isinstance(early.answered, EarlySession) else None
         stream = PrefixedStream(early.unread, receive, early.eof)
-        await serve(settings, stream, send, early.initialize, None, session, on_input_end=on_input_end)
+        await serve(
+            settings,
+            stream,
+            send,
+            early.initialize,
+            None,
+            session,
+            on_input_end=on_input_end,
+            early_call=early.call,
+        )

@@ -35,6 +35,7 @@ from ..acp.schema import (
     WriteTextFileRequest,
 )
 from ..agent.errors import ClientError, ClientGone
+from .early_reply import EarlyReply
 
 # A client that never answers must not hang the agent forever. A person may take a while to decide.
 FILE_TIMEOUT = 60.0
@@ -55,9 +56,10 @@ def _reply(method: str, model: type[R], result: Any) -> R:
 
 
 class EditorClient:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, early: EarlyReply | None = None) -> None:
         self._connection = connection
         self._capabilities = ClientCapabilities()
+        self._early = early  # what the early stage showed of the first reply: not sent twice
 
     @property
     def capabilities(self) -> ClientCapabilities:
@@ -67,6 +69,11 @@ class EditorClient:
         self._capabilities = capabilities
 
     async def session_update(self, session_id: str, update: SessionUpdate) -> None:
+        if self._early is not None:
+            kept = self._early.filter(session_id, update)
+            if kept is None:
+                return
+            update = kept
         params = b'{"sessionId":%s,"update":%s}' % (json.dumps(session_id).encode(), update.wire_json())
         try:
             await self._connection.notify_json("session/update", params)

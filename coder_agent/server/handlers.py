@@ -65,7 +65,13 @@ class Handlers:
         session = self._state.sessions.get(params.session_id)
         await self._login.require(session)  # -32000 without a model or its key: the client offers the login
         await self._state.mcp.settle_project(session)  # the project's .mcp.json, if the user was not asked yet
-        return PromptResponse(stop_reason=await self._state.turns.prompt(session, params.prompt))
+        early, before = self._state.early_reply, len(session.history)
+        try:
+            stop_reason = await self._state.turns.prompt(session, params.prompt)
+        finally:
+            if early is not None and early.keep_unread(session, params.prompt, before):
+                self._state.sessions.save(session)
+        return PromptResponse(stop_reason=stop_reason)
 
     async def cancel(self, params: SessionIdParams) -> None:
         self._state.turns.cancel(params.session_id)
@@ -85,5 +91,7 @@ class Handlers:
         session = state.sessions.get(session_id)
         mode_changed = state.config.choose(session, config_id, value)
         state.sessions.save(session)
+        if config_id == "model":
+            state.preload.start(session.model, state.settings)
         await state.config.announce(session, mode_changed=mode_changed or announce_mode)
         return session

@@ -27,16 +27,12 @@ from ..acp.schema import (
 )
 from ..agent.errors import ClientError
 from ..agent.sessions.session import Session
-from ..llm.loader import load_litellm, prepare_direct
 from ..prestart.early_session import EarlySession
 from .errors import mapped, require_absolute
 from .model_menu import ModelMenu
 from .state import AgentState
 
 log = logging.getLogger(__name__)
-
-LITELLM_AFTER_IDLE = 10.0  # seconds with no turn yet before litellm is imported (the first message is being typed)
-LITELLM_AFTER_TURN = 1.0  # or this long after a turn ended, with none running (the user reads the reply)
 
 
 def _list_meta(last_turn: object) -> dict[str, Any] | None:
@@ -55,7 +51,6 @@ def _require_roots(cwd: str, directories: Sequence[str] | None) -> None:
 class SessionHandlers:
     def __init__(self, state: AgentState) -> None:
         self._state = state
-        self._preloading = False
         self._menu = ModelMenu(state)
         self._sent_commands: dict[str, list[AvailableCommand]] = {}  # session -> the commands it was last sent
 
@@ -75,7 +70,7 @@ class SessionHandlers:
             params.cwd, params.additional_directories, settings.default_mode, settings.model
         )
         await self._state.mcp.attach(session, params.mcp_servers, self._announce_after_reply(session))
-        self._start_preload()
+        self._preload(session)
         self._menu.refresh()
         state = self._state.state_of(session)
         return NewSessionResponse(session_id=session.id, modes=state.modes, config_options=state.config_options)
@@ -91,7 +86,7 @@ class SessionHandlers:
             session.system_prompt = early.system_prompt
         try:
             await self._state.mcp.attach(session, [], self._announce_after_reply(session))
-            self._start_preload()
+            self._preload(session)
             self._menu.refresh()
             state = self._state.state_of(session).wire()
             if state["modes"] != early.result["modes"] or state["configOptions"] != early.result["configOptions"]:
@@ -115,6 +110,7 @@ class SessionHandlers:
             self._announce_after_reply(session) if announced is None else self._announce_changes(session, announced)
         )
         await self._state.mcp.attach(session, params.mcp_servers, prompts_ready)
+        self._preload(session)
         self._menu.refresh()
         return session
 
@@ -206,24 +202,9 @@ class SessionHandlers:
             directories = source.additional_directories
         fork = self._state.sessions.fork(source, params.cwd, directories)
         await self._state.mcp.attach(fork, params.mcp_servers, self._announce_after_reply(fork))
+        self._preload(fork)
         state = self._state.state_of(fork)
         return ForkSessionResponse(session_id=fork.id, modes=state.modes, config_options=state.config_options)
 
-    def _start_preload(self) -> None:
-        """Import litellm in the background once a session exists, so the first prompt does not wait for it."""
-        if self._state.settings.model is not None and not self._preloading:
-            self._preloading = True
-            self._state.background.start_soon(self._preload)
-
-    async def _preload(self) -> None:
-        # The tools' modules, off the event loop; an agent that exits meanwhile does not wait for the import.
-        await anyio.to_thread.run_sync(self._state.turns.builtin, abandon_on_cancel=True)
-        await anyio.to_thread.run_sync(prepare_direct, abandon_on_cancel=True)  # what a first call needs
-        # Importing litellm holds the interpreter for seconds: not while the user waits on a reply. The direct
-        # path serves the calls it can until then; a call only litellm can make loads it at once.
-        await self._state.turns.activity.quiet(first=LITELLM_AFTER_IDLE, then=LITELLM_AFTER_TURN)
-        await load_litellm()
-        # Only now can litellm say which models take a reasoning effort: offer the option where they do.
-        for session in list(self._state.sessions.live.values()):
-            if self._state.config.reasoning(session):
-                await self._state.config.announce(session, mode_changed=False)
+    def _preload(self, session: Session) -> None:
+        self._state.preload.start(session.model, self._state.settings)

@@ -20,6 +20,8 @@ from ..agent.sessions.session import Session
 from ..config.settings import Settings
 
 if TYPE_CHECKING:
+    from .early_reply import EarlyReply
+    from .preload import Preload
     from .session_mcp import SessionMcp
 
 
@@ -33,7 +35,9 @@ class AgentState:
     config: SessionConfig
     background: anyio.abc.TaskGroup
     mcp: SessionMcp  # where each session's MCP servers come from
+    preload: Preload  # what a session's first model call needs, loaded in the background
     remote: bool = False  # a client of `coder-agent serve`: the operator's own files (saved keys) are not its to change
+    early_reply: EarlyReply | None = None  # the first prompt's reply as the early stage showed it
 
     def state_of(self, session: Session) -> SessionStateResponse:
         return SessionStateResponse(modes=self.config.modes(session), config_options=self.config.options(session))

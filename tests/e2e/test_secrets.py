@@ -77,8 +77,8 @@ async def test_a_provider_error_that_echoes_the_key_shows_it_nowhere(
     path: str, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
 ) -> None:
     key = fresh_key()
-    # A model the direct path serves goes direct before litellm is loaded; one it does not, through litellm.
-    model = "openai/scripted" if path == "direct" else "openrouter/openai/scripted"
+    # A model on a wire the agent speaks goes through its own adapter; one of the long tail, through litellm.
+    model = "openai/scripted" if path == "direct" else "custom_openai/scripted"
     srv.enqueue(*[Reply.error(500, ECHO, echo_key=True)] * 3)  # the first try and two retries, each logged
     env = agent_env(CODER_AGENT_API_KEY=key, CODER_AGENT_MODEL=model, CODER_AGENT_LOG_LEVEL="DEBUG")
     async with raw_agent(env, cwd=workspace, timeout=FIRST_PROMPT_TIMEOUT * 2) as raw:

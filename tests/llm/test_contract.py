@@ -101,8 +101,9 @@ async def test_usage_and_cost_match(wire: Wire) -> None:
     usage = UsageStep(prompt_tokens=1200, completion_tokens=34, cache_read_tokens=1000, cache_creation_tokens=100)
     reply = Reply(steps=[TextStep(pieces=["ok"]), FinishStep(), usage])
     outcome = await both(wire, [reply], model=wire.priced_model)
-    _, _, _, (prompt, completion, cost) = outcome.completion
-    assert (prompt, completion) == (1200, 34)
+    _, _, _, (prompt, completion, cost, read, written) = outcome.completion
+    assert (prompt, completion, read) == (1200, 34, 1000)
+    assert written == (100 if wire is ANTHROPIC else 0)  # OpenAI-style usage says nothing of cache writes
     if wire in (OPENAI, ANTHROPIC):  # litellm knows no price for a model on a local server
         assert cost is not None and cost > 0
 
@@ -246,8 +247,12 @@ async def test_a_whole_conversation_is_sent_alike(wire: Wire) -> None:
     assert outcome.requests == 1
     body = outcome.bodies[0]
     if wire is ANTHROPIC:
-        assert body["system"] == [{"type": "text", "text": "You are a coding agent."}]
+        cache = {"cache_control": {"type": "ephemeral"}}  # the breakpoints: the system prompt, the two newest turns
+        assert body["system"] == [{"type": "text", "text": "You are a coding agent.", **cache}]
         assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "assistant", "user"]
+        marked = [i for i, m in enumerate(body["messages"]) if "cache_control" in m["content"][-1]]
+        assert marked == [2, 4]
+        assert sum("cache_control" in block for m in body["messages"] for block in m["content"]) == 2
     else:
         assert [m["role"] for m in body["messages"]][:3] == ["system", "user", "assistant"]
 

@@ -13,13 +13,6 @@ from coder_agent.llm.wire import model_map, vision
 PROVIDERS = ("openai", "anthropic", "gemini", "openrouter", "mistral", "xai", "groq", "deepseek", "ollama")
 
 
-@pytest.fixture(scope="module")
-def litellm() -> ModuleType:
-    from coder_agent.llm.loader import import_litellm
-
-    return import_litellm()
-
-
 def model_strings() -> list[str]:
     path = model_map.map_path()
     assert path is not None

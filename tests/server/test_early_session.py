@@ -9,11 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from coder_agent.config.settings import Settings
-from coder_agent.llm.wire import price_map
 from coder_agent.prestart.capabilities import initialize_result
 from coder_agent.prestart.early import EarlyRead, answer_initialize, answer_next
 from coder_agent.prestart.early_session import EarlySession, new_session_answerer
@@ -138,23 +136,30 @@ def test_the_reader_stops_waiting_once_the_runtime_is_ready(pipes: Pipes) -> Non
     assert not early.eof
 
 
-async def test_the_agent_says_so_when_its_options_differ_from_the_early_answer(
+async def test_the_early_answer_offers_thinking_for_a_model_that_takes_it_and_the_agent_agrees(
     settings: Settings, workspace: Path
 ) -> None:
-    # Early, whether a model takes a thought level is never known; here litellm's map is loaded by the time
-    # the agent takes the session over, and the model takes one: the agent sends its options.
-    await anyio.to_thread.run_sync(price_map.load)
-    reasoning = settings.model_copy(update={"model": "openai/o3"})
-    async with inproc_raw(reasoning, stdio=True) as raw:
+    thinking = settings.model_copy(update={"model": "anthropic/claude-sonnet-4-5"})
+    async with inproc_raw(thinking, stdio=True) as raw:
         await raw.send_json(initialize(0))
         await raw.read_message()
         await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
         early = (await raw.read_message())["result"]
-        updates = [(await raw.read_message())["params"]["update"] for _ in range(3)]
-    assert [option["id"] for option in early["configOptions"]] == ["mode", "model"]
-    kinds = [update["sessionUpdate"] for update in updates]
-    assert kinds == ["current_mode_update", "config_option_update", "available_commands_update"]
-    assert [option["id"] for option in updates[1]["configOptions"]] == ["mode", "model", "thought_level"]
+        update = (await raw.read_message())["params"]["update"]
+        session_id = early["sessionId"]
+        await raw.send_json(
+            request(
+                2, "session/set_config_option", {"sessionId": session_id, "configId": "thought_level", "value": "high"}
+            )
+        )
+        chosen = await raw.read_message()
+        while "id" not in chosen:
+            chosen = await raw.read_message()
+    assert [option["id"] for option in early["configOptions"]] == ["mode", "model", "thought_level"]
+    assert update["sessionUpdate"] == "available_commands_update"  # taken over: no other options to announce
+    assert chosen["id"] == 2 and "error" not in chosen
+    levels = {o["id"]: o["currentValue"] for o in chosen["result"]["configOptions"]}
+    assert levels["thought_level"] == "high"
 
 
 async def test_the_session_serves_even_when_taking_it_over_fails_after_it_exists(

@@ -1,89 +1,117 @@
-"""Our OpenAI-style conversation -> an Anthropic Messages request body, converted as litellm 1.106.2 does.
+"""The Anthropic Messages request, from the conversation as the agent keeps it (`ChatMessage.to_provider`). Stdlib only.
 
-What this reproduces of litellm's `anthropic_messages_pt` and `AnthropicConfig.transform_request`:
-the leading system message becomes top-level `system` blocks; consecutive user and tool messages merge
-into one user turn (tool results first, as they come), consecutive assistant messages into one assistant
-turn (signed thinking blocks first, then text, then `tool_use` with parsed arguments); empty text
-becomes litellm's placeholder; the last assistant turn loses trailing whitespace; tools become
-`custom` tools with a cleaned `input_schema`; `max_tokens` defaults to the model's output limit.
-Anything outside what our history holds raises `NeedsLiteLLM`, and that call goes through litellm.
+The conversion is litellm's where litellm's works (the contract suite compares the two): the leading system message
+becomes top-level `system` blocks; consecutive user and tool messages merge into one user turn (tool results first,
+as they come), consecutive assistant messages into one assistant turn (signed thinking blocks first, then text, then
+`tool_use` with parsed arguments); empty text becomes a placeholder; the last assistant turn loses trailing
+whitespace; tools become `custom` tools with a cleaned `input_schema`; `max_tokens` defaults to the model's output
+limit. Where it is ours on purpose:
+
+- Prompt caching. A breakpoint (`cache_control`) ends the system prompt (so tools and system are read from the cache
+  on every call), and the last block of each of the two newest user turns: the newest is written for the next call,
+  the one before it is the breakpoint the previous call wrote, read back exactly (Anthropic looks back only 20
+  blocks from a breakpoint, fewer than a turn of parallel tool calls can add). Three of the four allowed.
+- Thinking. A reasoning effort becomes adaptive thinking (`{"type": "adaptive"}` and `output_config.effort`) on the
+  models that think adaptively, else a thinking budget (1,024 / 2,048 / 4,096 tokens, as litellm maps them), with
+  `max_tokens` above it. Signed thinking blocks go back as they came. When the turn being continued began without
+  thinking (the level was raised mid-turn), the API refuses thinking for that call: it goes without.
+- Nothing is refused: a part the wire has no block for is sent as text saying what it was.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .price_map import PriceMap
-
 EMPTY_TEXT_PLACEHOLDER = "[System: Empty message content sanitised to satisfy protocol]"
-DEFAULT_MAX_TOKENS = 4096  # litellm's DEFAULT_ANTHROPIC_CHAT_MAX_TOKENS
-_SCHEMA_KEYS = ("type", "properties", "additionalProperties", "required", "$defs", "strict")
-_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+DEFAULT_MAX_TOKENS = 4096  # litellm's DEFAULT_ANTHROPIC_CHAT_MAX_TOKENS, for a model the map does not know
+THINKING_BUDGETS = {"minimal": 1024, "low": 1024, "medium": 2048, "high": 4096}  # litellm's
+EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}  # adaptive thinking's `effort`
+CACHE = {"type": "ephemeral"}
+_SCHEMA_KEYS = ("type", "properties", "additionalProperties", "required", "$defs", "definitions", "strict")
 _INVALID_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
-_THINKING_KEYS = {"type", "thinking", "signature"}
-_REDACTED_KEYS = {"type", "data"}
-
-
-class NeedsLiteLLM(Exception):
-    """The request holds something we do not convert exactly as litellm would: send it through litellm."""
-
-
-def max_tokens_for(model: str, prices: PriceMap) -> int:
-    """litellm's default `max_tokens` for an Anthropic model: its output limit in the map, else 4096."""
-    entry = prices.entry(model)
-    if entry is not None:
-        limit = entry.get("max_output_tokens", entry.get("max_tokens"))
-        if isinstance(limit, int):
-            return limit
-    return int(os.environ.get("DEFAULT_ANTHROPIC_CHAT_MAX_TOKENS", DEFAULT_MAX_TOKENS))
+_THINKING_TYPES = ("thinking", "redacted_thinking")
 
 
 def anthropic_body(
     model: str,
     messages: Sequence[Mapping[str, Any]],
     tools: Sequence[Mapping[str, Any]],
-    max_tokens: int,
+    *,
+    max_tokens: int | None,
+    output_limit: int | None,
+    effort: str | None = None,
+    adaptive: bool = False,
+    cache: bool = True,
 ) -> dict[str, Any]:
     system: list[dict[str, Any]] = []
     rest = list(messages)
     while rest and rest[0].get("role") == "system":
-        system.append(_system_block(rest.pop(0)))
-    body: dict[str, Any] = {"model": model, "messages": _messages(rest)}
+        system.append({"type": "text", "text": _text(_plain(rest.pop(0).get("content")))})
+    converted = _messages(rest)
+    body: dict[str, Any] = {"model": model, "messages": converted}
     if tools:
         body["tools"] = [_tool(tool) for tool in tools]
     if system:
         body["system"] = system
-    body["max_tokens"] = max_tokens
+    limit = max_tokens or output_limit or DEFAULT_MAX_TOKENS
+    if effort and effort != "off" and _may_think(converted):
+        if adaptive:
+            body["thinking"] = {"type": "adaptive", "display": "summarized"}
+            body["output_config"] = {"effort": EFFORTS.get(effort, "high")}
+        else:
+            budget = THINKING_BUDGETS.get(effort, THINKING_BUDGETS["high"])
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            if limit <= budget:
+                limit = budget + limit  # the answer after the thinking needs room too
+    body["max_tokens"] = limit
     body["stream"] = True
+    if cache:
+        _mark_cache(body)
     return body
 
 
-def _system_block(message: Mapping[str, Any]) -> dict[str, Any]:
-    content = message.get("content")
-    if not isinstance(content, str) or not content or set(message) - {"role", "content"}:
-        raise NeedsLiteLLM("a system message that is not plain text")
-    return {"type": "text", "text": content}
+def _mark_cache(body: dict[str, Any]) -> None:
+    """The breakpoints: the end of the system prompt (else of the tools), and the two newest user turns."""
+    if body.get("system"):
+        body["system"][-1]["cache_control"] = CACHE
+    elif body.get("tools"):
+        body["tools"][-1]["cache_control"] = CACHE
+    users = [m for m in body["messages"] if m["role"] == "user" and m["content"]]
+    for message in users[-2:]:
+        message["content"][-1]["cache_control"] = CACHE
+
+
+def _may_think(messages: list[dict[str, Any]]) -> bool:
+    """Whether thinking may be on: not when the call continues a tool loop whose assistant turn did not think."""
+    if len(messages) < 2 or messages[-2]["role"] != "assistant":
+        return True
+    last, previous = messages[-1]["content"], messages[-2]["content"]
+    if not all(block.get("type") == "tool_result" for block in last):
+        return True
+    return bool(previous) and previous[0].get("type") in _THINKING_TYPES
+
+
+def _plain(content: Any) -> str:
+    """Text content, whether a string or a list of text parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
 
 
 def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    function = tool.get("function")
-    if tool.get("type") != "function" or not isinstance(function, Mapping):
-        raise NeedsLiteLLM("a tool that is not a function")
-    name = function.get("name")
-    if not isinstance(name, str) or not _TOOL_NAME.match(name):
-        raise NeedsLiteLLM("a tool name litellm would rewrite")
+    nested = tool.get("function")
+    function: Mapping[str, Any] = nested if isinstance(nested, Mapping) else tool
     schema = dict(function.get("parameters") or {})
-    if any(key in schema for key in ("definitions", "components", "eager_input_streaming")):
-        raise NeedsLiteLLM("a tool schema litellm would rewrite")
     if schema.get("type") != "object":
         schema["type"] = "object"
     schema.setdefault("properties", {})
     converted: dict[str, Any] = {
-        "name": name,
+        "name": function.get("name"),
         "input_schema": {key: schema[key] for key in _SCHEMA_KEYS if key in schema},
         "type": "custom",
     }
@@ -96,9 +124,8 @@ def _messages(messages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     converted: list[dict[str, Any]] = []
     i = 0
     while i < len(messages):
-        start = i
         user: list[dict[str, Any]] = []
-        while i < len(messages) and messages[i].get("role") in ("user", "tool"):
+        while i < len(messages) and messages[i].get("role") != "assistant":
             user.extend(_user_blocks(messages[i]))
             i += 1
         if user:
@@ -110,8 +137,6 @@ def _messages(messages: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
             i += 1
         if assistant:
             converted.append({"role": "assistant", "content": assistant})
-        if i == start:
-            raise NeedsLiteLLM(f"a {messages[i].get('role')!r} message after the first turn")
     if converted and converted[-1]["role"] == "assistant":
         for block in converted[-1]["content"]:
             if block.get("type") == "text":
@@ -124,52 +149,41 @@ def _text(text: str) -> str:
 
 
 def _user_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    if message.get("role") == "tool":
-        content = message.get("content")
-        if not isinstance(content, str) or set(message) - {"role", "tool_call_id", "content"}:
-            raise NeedsLiteLLM("a tool result that is not plain text")
-        tool_id = _INVALID_ID_CHARS.sub("_", str(message.get("tool_call_id") or ""))
-        if not tool_id:
-            raise NeedsLiteLLM("a tool result without an id")
-        return [{"type": "tool_result", "tool_use_id": tool_id, "content": content}]
-    if set(message) - {"role", "content"}:
-        raise NeedsLiteLLM("a user message with extra fields")
     content = message.get("content")
+    if message.get("role") == "tool":
+        tool_id = _INVALID_ID_CHARS.sub("_", str(message.get("tool_call_id") or ""))
+        return [{"type": "tool_result", "tool_use_id": tool_id, "content": _plain(content)}]
+    if message.get("role") == "system":  # a system message later in the conversation: a note in the user's turn
+        return [{"type": "text", "text": _text(_plain(content))}]
     if isinstance(content, str):
         return [{"type": "text", "text": _text(content)}]
-    if not isinstance(content, list):
-        raise NeedsLiteLLM("a user message without content")
     blocks: list[dict[str, Any]] = []
-    for part in content:
+    for part in content if isinstance(content, list) else ():
         kind = part.get("type") if isinstance(part, Mapping) else None
-        if kind == "text" and set(part) == {"type", "text"}:
-            blocks.append({"type": "text", "text": _text(part["text"])})
-        elif kind == "image_url" and set(part) == {"type", "image_url"}:
-            blocks.append(_image(part["image_url"]))
+        if kind == "text":
+            blocks.append({"type": "text", "text": _text(str(part.get("text", "")))})
+        elif kind == "image_url":
+            blocks.append(_image(part.get("image_url")))
         else:
-            raise NeedsLiteLLM(f"a user content part of type {kind!r}")
-    return blocks
+            blocks.append({"type": "text", "text": f"[a {kind} part the model cannot be sent]"})
+    return blocks or [{"type": "text", "text": EMPTY_TEXT_PLACEHOLDER}]
 
 
 def _image(image_url: Any) -> dict[str, Any]:
-    url = image_url.get("url") if isinstance(image_url, Mapping) and set(image_url) == {"url"} else None
-    if not isinstance(url, str) or not url.startswith("data:image/") or ";base64," not in url:
-        raise NeedsLiteLLM("an image that is not a base64 data URL")
-    media_type, data = url[len("data:") :].split(";base64,", 1)
-    return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    url = image_url.get("url") if isinstance(image_url, Mapping) else image_url
+    if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
+        media_type, data = url[len("data:") :].split(";base64,", 1)
+        return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
+    return {"type": "image", "source": {"type": "url", "url": str(url)}}
 
 
 def _assistant_blocks(message: Mapping[str, Any], tool_ids: set[str]) -> list[dict[str, Any]]:
-    if set(message) - {"role", "content", "tool_calls", "reasoning_content", "thinking_blocks"}:
-        raise NeedsLiteLLM("an assistant message with extra fields")
     blocks: list[dict[str, Any]] = []
     for block in message.get("thinking_blocks") or ():
         blocks.extend(_thinking(block))
     content = message.get("content")
     if isinstance(content, str):  # litellm turns empty text into its placeholder first, so it is never dropped
         blocks.append({"type": "text", "text": _text(content)})
-    elif content is not None:
-        raise NeedsLiteLLM("assistant content that is not text")
     for call in message.get("tool_calls") or ():
         use = _tool_use(call)
         if use["id"] in tool_ids:
@@ -180,28 +194,28 @@ def _assistant_blocks(message: Mapping[str, Any], tool_ids: set[str]) -> list[di
 
 
 def _thinking(block: Any) -> list[dict[str, Any]]:
+    """A signed thinking block as it came (an unsigned one is refused by the API: left out), a redacted one as it
+    came; anything else kept in the same place (another provider's reasoning) is not Anthropic's."""
     if not isinstance(block, Mapping):
-        raise NeedsLiteLLM("a thinking block that is not an object")
-    kind = block.get("type")
-    if kind == "thinking" and set(block) <= _THINKING_KEYS:
+        return []
+    if block.get("type") == "thinking":
         signature = block.get("signature")
-        return [dict(block)] if isinstance(signature, str) and signature else []  # unsigned: Anthropic rejects it
-    if kind == "redacted_thinking" and set(block) <= _REDACTED_KEYS:
-        return [dict(block)]
-    raise NeedsLiteLLM(f"a thinking block of type {kind!r}")
+        if not isinstance(signature, str) or not signature:
+            return []
+        return [{"type": "thinking", "thinking": block.get("thinking", ""), "signature": signature}]
+    if block.get("type") == "redacted_thinking" and block.get("data"):
+        return [{"type": "redacted_thinking", "data": block["data"]}]
+    return []
 
 
-def _tool_use(call: Any) -> dict[str, Any]:
-    function = call.get("function") if isinstance(call, Mapping) else None
-    if call.get("type") != "function" or not isinstance(function, Mapping):
-        raise NeedsLiteLLM("a tool call that is not a function call")
-    call_id = str(call.get("id") or "")
-    if not call_id or call_id.startswith("srvtoolu_"):
-        raise NeedsLiteLLM("a server tool call")
+def _tool_use(call: Mapping[str, Any]) -> dict[str, Any]:
+    function = call.get("function") or {}
     arguments = function.get("arguments")
     try:
         parsed = json.loads(arguments) if arguments else {}
     except (TypeError, ValueError):
-        raise NeedsLiteLLM("tool call arguments that are not JSON") from None
-    tool_id = _INVALID_ID_CHARS.sub("_", call_id)
+        parsed = {"_unparsed_arguments": arguments}  # the model wrote broken JSON; its tool call was answered so
+    if not isinstance(parsed, dict):
+        parsed = {"_arguments": parsed}
+    tool_id = _INVALID_ID_CHARS.sub("_", str(call.get("id") or ""))
     return {"type": "tool_use", "id": tool_id, "name": function.get("name"), "input": parsed}

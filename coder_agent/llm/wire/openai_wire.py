@@ -1,36 +1,66 @@
-"""The OpenAI chat-completions request of the direct path, as litellm 1.106.2 sends it for the openai provider."""
+"""The OpenAI Chat Completions request, for OpenAI and every provider that offers it (`dialects.py`). Stdlib only.
+
+The conversation goes as the agent keeps it (`ChatMessage.to_provider`), less what the provider does not take:
+fields that are None (an assistant message with only tool calls goes without `content`), Anthropic's signed
+thinking blocks (they mean nothing here; OpenRouter's `reasoning_details`, kept in the same place, go back to it),
+and the model's reasoning where the provider refuses it. Nothing in the request depends on the moment: the same
+conversation is the same bytes, so a provider's prefix cache matches.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .dialects import Dialect
 
-def openai_body(
+# Where OpenRouter's `reasoning_details` are kept in the history (`AssistantMessage.thinking_blocks`).
+REASONING_DETAIL_PREFIX = "reasoning."
+
+
+def _message(message: Mapping[str, Any], dialect: Dialect) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in message.items():
+        if value is None:
+            continue
+        if key == "thinking_blocks":
+            details = [b for b in value if str(b.get("type", "")).startswith(REASONING_DETAIL_PREFIX)]
+            if details and dialect.reasoning_details_back:
+                out["reasoning_details"] = details
+            continue
+        if key == "reasoning_content" and not dialect.reasoning_back:
+            continue
+        if key == "content" and dialect.text_only and isinstance(value, list):
+            value = "\n\n".join(p["text"] for p in value if p.get("type") == "text")  # images dropped, as litellm does
+        out[key] = value
+    return out
+
+
+def chat_body(
+    dialect: Dialect,
     model: str,
     messages: Sequence[Mapping[str, Any]],
     tools: Sequence[Mapping[str, Any]],
     *,
     max_tokens: int | None,
     reasoning_effort: str | None,
-    extra: Mapping[str, Any] | None = None,
-    drop: tuple[str, ...] = (),
+    cache_key: str | None = None,
 ) -> dict[str, Any]:
-    # litellm passes our messages through as they are, less the fields that are None (an assistant
-    # message with only tool calls goes without `content`) and those a provider drops (`drop`).
-    body: dict[str, Any] = {
-        "messages": [{k: v for k, v in m.items() if v is not None and k not in drop} for m in messages],
-        "model": model,
-    }
+    body: dict[str, Any] = {"messages": [_message(m, dialect) for m in messages], "model": model}
     if max_tokens:
-        body["max_tokens"] = max_tokens
-    if reasoning_effort:
+        body[dialect.max_tokens_field] = max_tokens
+    if reasoning_effort and dialect.effort == "reasoning_effort":
         body["reasoning_effort"] = reasoning_effort
+    elif reasoning_effort and dialect.effort == "reasoning":
+        body["reasoning"] = {"effort": reasoning_effort}
     body["stream"] = True
-    body["stream_options"] = {"include_usage": True}
+    if dialect.stream_usage:
+        body["stream_options"] = {"include_usage": True}
     if tools:
         body["tools"] = list(tools)
-    body.update(extra or {})
+    if cache_key and dialect.cache_key:
+        body["prompt_cache_key"] = cache_key
+    body.update(dialect.extra)
     return body
 
 
