@@ -49,7 +49,7 @@ def import_litellm() -> ModuleType:
                 setattr(module, "disable_token_counter", True)  # noqa: B010
                 logging.getLogger("LiteLLM").setLevel(logging.WARNING)
                 _litellm = module
-                log.debug("litellm %s imported", getattr(module, "__version__", "?"))
+                log.debug("litellm imported (%s)", getattr(module, "__version__", "?"))
     return _litellm
 
 

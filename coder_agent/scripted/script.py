@@ -54,6 +54,8 @@ class ToolCallStep(_Step):
     arguments: str = "{}"
     id: str | None = None
     pieces: int = Field(default=1, ge=1)
+    # Chat Completions: what the provider attaches to the call (`extra_content`, as Gemini's thought signature)
+    extra: dict[str, Any] | None = None
 
     def argument_pieces(self) -> list[str]:
         """`arguments` cut into `pieces` slices of near-equal length (fewer if it is shorter)."""

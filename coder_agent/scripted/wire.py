@@ -49,6 +49,8 @@ def stream_events(reply: Reply, *, model: str, include_usage: bool) -> Iterator[
                 if n == 0:
                     call |= {"id": step.id or f"call_{index}", "type": "function"}
                     call["function"]["name"] = step.name
+                    if step.extra is not None:
+                        call["extra_content"] = step.extra
                 yield chunk({"tool_calls": [call]})
         elif isinstance(step, FinishStep):
             yield chunk({}, step.finish_reason)

@@ -258,11 +258,15 @@ async def test_a_whole_conversation_is_sent_alike(wire: Wire) -> None:
 
 
 async def test_max_tokens_and_reasoning_effort_are_sent_as_litellm_sends_them(wire: Wire) -> None:
-    effort = "high" if wire.effort_goes_direct else None  # else the call waits for litellm (test_fast_start)
-    outcome = await both(wire, [Reply.text("ok")], max_tokens=321, reasoning_effort=effort)
+    # Above Anthropic's thinking budget for "high" (4,096): below it, litellm sends what Anthropic refuses
+    # (test_anthropic_thinking.py).
+    outcome = await both(wire, [Reply.text("ok")], max_tokens=8000, reasoning_effort="high")
     body = outcome.bodies[0]
-    assert body["max_tokens"] == 321
-    assert body.get("reasoning_effort") == (None if wire is LM_STUDIO else effort)
+    assert body["max_tokens"] == 8000
+    if wire is ANTHROPIC:
+        assert body["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+    else:
+        assert body.get("reasoning_effort") == (None if wire is LM_STUDIO else "high")
 
 
 async def test_no_api_key_is_reported_alike_without_a_request(wire: Wire, monkeypatch: pytest.MonkeyPatch) -> None:

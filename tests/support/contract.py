@@ -38,7 +38,6 @@ class Wire:
     model: str
     priced_model: str  # one litellm knows prices for, on the same provider
     key_variable: str | None  # where litellm looks for the key; None: it sends a placeholder
-    effort_goes_direct: bool = True  # whether a call with a reasoning effort takes the direct path
     early: bool = True  # whether the early first call's take-over is run too (`prestart.early_prompt`)
     key: str = "sk-test"
     reasoning_field: str = "reasoning_content"  # where the provider streams the model's reasoning
@@ -49,7 +48,7 @@ class Wire:
 
 
 OPENAI = Wire("openai", "openai/scripted", "openai/gpt-4o", "OPENAI_API_KEY")
-ANTHROPIC = Wire("anthropic", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", False)
+ANTHROPIC = Wire("anthropic", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY")
 VLLM = Wire("hosted_vllm", "hosted_vllm/qwen", "hosted_vllm/qwen", None)
 LM_STUDIO = Wire("lm_studio", "lm_studio/qwen", "lm_studio/qwen", None)
 WIRES = [OPENAI, ANTHROPIC, VLLM, LM_STUDIO]
