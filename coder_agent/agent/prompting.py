@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
+from ..kit.prompts import mode_note
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
 from .client import META_KEY, Client
@@ -88,9 +89,11 @@ class Turns(CommandServices):
         return self._tools
 
     def tools_for(self, session: Session) -> Mapping[str, Tool[Any]]:
+        """The built-in tools, then the MCP servers' by name: an order that holds (the provider caches it)."""
         if session.tool_source is None:
             return self.builtin()
-        return {**self.builtin(), **{tool.name: tool for tool in session.tool_source.tools()}}
+        offered = sorted(session.tool_source.tools(), key=lambda tool: tool.name)
+        return {**self.builtin(), **{tool.name: tool for tool in offered}}
 
     def policy(self, session: Session) -> ContextPolicy:
         """The session's model's context window, and when to compact it."""
@@ -176,6 +179,8 @@ class Turns(CommandServices):
             text = await resolved.command.expand(session, resolved.invocation.arguments)
             model_blocks = [TextContent(text=text), *resolved.invocation.rest]
         user = await user_message_from_prompt(model_blocks, self._client, session.id, session.roots)
+        if session.mode_changed():
+            session.notes.append(mode_note(session.mode).strip())
         if session.notes:  # what happened between the turns that the model must know (files undone ...)
             notes = "\n".join(f"[{note}]" for note in session.notes)
             user = user.model_copy(update={"parts": [TextPart(text=notes), *user.parts]})

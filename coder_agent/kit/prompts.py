@@ -35,8 +35,13 @@ def render(name: str, **values: str) -> str:
     return _template(name).substitute(values).strip() + "\n"
 
 
-def system_text(system_prompt: str, mode_id: str) -> str:
-    """The system message the model gets: the system prompt, then what the session's mode allows."""
+def mode_note(mode_id: str) -> str:
+    """What a mode allows, as the model is told it."""
     mode = next((m for m in MODES if m.id == mode_id), MODES[1])
-    note = render("modes.md", mode=mode.name, description=(mode.description or "").lower())
-    return f"{system_prompt}\n{note}"
+    return render("modes.md", mode=mode.name, description=(mode.description or "").lower())
+
+
+def system_text(system_prompt: str, mode_id: str) -> str:
+    """The system message the model gets: the system prompt, then what the session's mode allows (the mode the
+    conversation began in: a later one is told in the next prompt, so the prefix a provider cached stays)."""
+    return f"{system_prompt}\n{mode_note(mode_id)}"

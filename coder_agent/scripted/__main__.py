@@ -32,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--model", default="scripted", help="the model id listed by GET /v1/models")
+    parser.add_argument("--cache", action="store_true", help="cache prompts as the providers do; usage says so")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
 
@@ -40,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signum, _raise_shutdown)
     log = logging.getLogger(__name__)
     try:
-        with ScriptedModelServer(script, host=args.host, port=args.port, model=args.model) as server:
+        with ScriptedModelServer(script, host=args.host, port=args.port, model=args.model, cache=args.cache) as server:
             sys.stdout.write(server.url + "\n")
             sys.stdout.flush()
             threading.Event().wait()  # until the signal handler's exception breaks the wait

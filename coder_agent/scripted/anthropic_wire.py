@@ -8,6 +8,7 @@ tokens; `message_stop` ends a reply that finished.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterator
@@ -159,3 +160,55 @@ def error_json(message: str, status: int, error_type: str | None = None) -> dict
     """An Anthropic-style error body; `error_type` defaults to one that fits the status."""
     kind = error_type or _ERROR_TYPES.get(status, "api_error")
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+# Prompt caching as Anthropic does it (https://docs.claude.com/en/docs/build-with-claude/prompt-caching): the prompt is
+# its tools, then its system blocks, then its messages' content blocks, in order; a block marked `cache_control` is a
+# breakpoint, where the prefix up to it is written to the cache (when it is at least the model's minimum). A request
+# reads the longest cached prefix that ends at a block boundary at most 20 blocks before one of its breakpoints,
+# exactly as an earlier request wrote it. Usage: the reads as `cache_read_input_tokens`, what it wrote after them up
+# to its last breakpoint as `cache_creation_input_tokens`, the rest as `input_tokens`.
+ANTHROPIC_CACHE_MIN_TOKENS = 1024  # Sonnet and Opus; Haiku caches from 2,048 (4,096 for Haiku 4.5)
+LOOKBACK_BLOCKS = 20
+MAX_BREAKPOINTS = 4
+
+
+def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    blocks = [*(body.get("tools") or [])]
+    system = body.get("system")
+    blocks += [{"type": "text", "text": system}] if isinstance(system, str) else [*(system or [])]
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        blocks += [{"type": "text", "text": content}] if isinstance(content, str) else [*(content or [])]
+    return blocks
+
+
+def cache_usage(body: dict[str, Any], cached: set[str], min_tokens: int = ANTHROPIC_CACHE_MIN_TOKENS) -> UsageStep:
+    """The request's prompt tokens and what of them were read from and written to `cached` (the prefixes written
+    by earlier requests), which gets this request's writes. Raises `ValueError` past 4 breakpoints, as Anthropic."""
+    blocks = _blocks(body)
+    ends: list[int] = []  # the tokens of the prefix ending with each block
+    prefixes: list[str] = []  # and its digest (each prefix whole would take memory quadratic in its length)
+    length, digest = 0, hashlib.sha256()
+    for block in blocks:
+        text = json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True)
+        length += len(text)
+        digest.update(text.encode())
+        ends.append(length // 4)
+        prefixes.append(digest.copy().hexdigest())
+    breakpoints = [i for i, block in enumerate(blocks) if "cache_control" in block]
+    if len(breakpoints) > MAX_BREAKPOINTS:
+        raise ValueError(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided.")
+    read = 0
+    for point in breakpoints:
+        for i in range(point, max(point - LOOKBACK_BLOCKS, 0) - 1, -1):
+            if prefixes[i] in cached:
+                read = max(read, ends[i])
+                break
+    written = 0
+    for point in breakpoints:
+        if ends[point] >= min_tokens and prefixes[point] not in cached:
+            cached.add(prefixes[point])
+            written = max(written, ends[point] - read)
+    total = ends[-1] if ends else 0
+    return UsageStep(prompt_tokens=total, cache_read_tokens=read, cache_creation_tokens=max(written, 0))

@@ -76,17 +76,27 @@ class ScriptedModelServer:
         context_limit: int | None = None,
         count_prompt_tokens: bool = False,
         respond: Callable[[RecordedRequest], Reply | None] | None = None,
+        cache: bool = False,
+        cache_min_tokens: int = anthropic_wire.ANTHROPIC_CACHE_MIN_TOKENS,
     ) -> None:
         """`context_limit`: requests estimated above this many tokens get the provider's context-window error
         (OpenAI's words) and take no reply. `count_prompt_tokens`: usage reports the request's estimated tokens
         as its prompt tokens. `respond`: asked first for each request; its reply, if any, is played instead of
-        the script's next one (a model that answers what it is asked, e.g. for summaries)."""
+        the script's next one (a model that answers what it is asked, e.g. for summaries). `cache`: the server
+        caches prompts as each provider does (`wire.cached_tokens`: OpenAI's automatic prefix matching;
+        `anthropic_wire.cache_usage`: Anthropic's breakpoints, from `cache_min_tokens` on), and the usage of every
+        reply says what its request read from the cache and wrote to it (`cache_log` keeps them)."""
         script = script if isinstance(script, Script) else Script(replies=list(script or []))
         self.model = model
         self.listed_models = [model, *listed_models]  # what GET /v1/models lists
         self.context_limit = context_limit
         self.count_prompt_tokens = count_prompt_tokens
         self.respond = respond
+        self.cache = cache
+        self.cache_min_tokens = cache_min_tokens
+        self.cache_log: list[UsageStep] = []  # with `cache`: each request's prompt tokens, cache reads and writes
+        self._prompts: deque[str] = deque(maxlen=256)  # the Chat Completions prompts seen (OpenAI's cache)
+        self._written: set[str] = set()  # the prefixes Anthropic requests wrote to the cache
         self._address = (host, port)
         self._queue = deque(script.replies)
         self._default = script.default
@@ -197,7 +207,9 @@ class ScriptedModelServer:
             self._changed.notify_all()
             if reply is None:
                 reply = self._queue.popleft() if self._queue else self._default
-        if reply is not None and self.count_prompt_tokens:
+        if reply is not None and self.cache:
+            reply = self._cached(request, reply)
+        elif reply is not None and self.count_prompt_tokens:
             steps = [
                 step.model_copy(update={"prompt_tokens": tokens, "cache_read_tokens": 0, "cache_creation_tokens": 0})
                 if isinstance(step, UsageStep)
@@ -206,6 +218,31 @@ class ScriptedModelServer:
             ]
             reply = reply.model_copy(update={"steps": steps})
         return reply
+
+    def _cached(self, request: RecordedRequest, reply: Reply) -> Reply:
+        """The reply, its usage saying what the request read from the provider's cache and wrote to it."""
+        if urlsplit(request.path).path.rstrip("/") in _MESSAGES_PATHS:
+            try:
+                with self._changed:
+                    usage = anthropic_wire.cache_usage(request.body, self._written, self.cache_min_tokens)
+            except ValueError as exc:  # more breakpoints than Anthropic takes: its 400
+                return Reply(steps=[HttpErrorStep(status=400, message=str(exc))])
+        else:
+            prompt = wire.prompt_text(request.body)
+            with self._changed:
+                read = wire.cached_tokens(prompt, self._prompts)
+                self._prompts.append(prompt)
+            usage = UsageStep(prompt_tokens=max(len(prompt) // 4, read), cache_read_tokens=read)
+        with self._changed:
+            self.cache_log.append(usage)
+        steps = list(reply.steps) if any(isinstance(s, UsageStep) for s in reply.steps) else [*reply.steps, UsageStep()]
+        steps = [
+            step.model_copy(update={"prompt_tokens": usage.prompt_tokens, "cache_read_tokens": usage.cache_read_tokens,
+                                    "cache_creation_tokens": usage.cache_creation_tokens})
+            if isinstance(step, UsageStep) else step
+            for step in steps
+        ]  # fmt: skip
+        return reply.model_copy(update={"steps": steps})
 
     def _note_disconnect(self) -> None:
         with self._changed:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from coder_agent.scripted.script import (
@@ -142,3 +144,28 @@ def error_json(message: str, status: int, error_type: str | None = None) -> dict
     """An OpenAI-style error body; `error_type` defaults to one that fits the status."""
     kind = error_type or _ERROR_TYPES.get(status, "server_error")
     return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+# Prompt caching as OpenAI does it (https://platform.openai.com/docs/guides/prompt-caching): automatic, for the
+# longest prefix of the prompt (its tools, then its messages, in order) that an earlier request began with, counted
+# in 128-token steps from 1,024 tokens on; reported as `prompt_tokens_details.cached_tokens`. Tokens are the server's
+# estimate (4 characters each), as everywhere here.
+OPENAI_CACHE_MIN_TOKENS = 1024
+OPENAI_CACHE_STEP = 128
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    """The prompt as the cache sees it: the tools, then each message, as they were sent."""
+    parts = [json.dumps(tool, sort_keys=True) for tool in body.get("tools") or []]
+    parts += [json.dumps(message, sort_keys=True) for message in body.get("messages") or []]
+    return "".join(parts)
+
+
+def cached_tokens(prompt: str, earlier: Iterable[str]) -> int:
+    """The tokens of `prompt` read from the cache: its longest prefix an earlier prompt began with, in steps."""
+    # Strings, not paths: their common start, character by character.
+    longest = max((len(os.path.commonprefix([prompt, seen])) for seen in earlier), default=0)  # noqa: RUF071
+    tokens = longest // 4
+    if tokens < OPENAI_CACHE_MIN_TOKENS:
+        return 0
+    return OPENAI_CACHE_MIN_TOKENS + (tokens - OPENAI_CACHE_MIN_TOKENS) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP

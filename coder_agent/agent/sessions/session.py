@@ -59,6 +59,10 @@ class Session:
     model: str | None = None  # litellm model string; None: no model configured
     thought_level: str | None = None  # reasoning effort, where the model supports it
     system_prompt: str = ""
+    # The mode the system prompt was written with, and the one the model was last told: a new mode is told in the
+    # next prompt, never by rewriting the system prompt (the provider's prompt cache holds the conversation's start).
+    system_mode: str | None = None
+    told_mode: str | None = None
     history: list[ChatMessage] = field(default_factory=list)
     rules: PermissionRules = field(default_factory=PermissionRules)
     rule_book: RuleBook | None = None  # the user's lasting rules (None: none are kept)
@@ -112,8 +116,16 @@ class Session:
         return [self.cwd, *self.additional_directories]
 
     def model_messages(self) -> list[ChatMessage]:
-        """What the model sees: the system prompt (with the current mode), then the history."""
-        return [SystemMessage(text=system_text(self.system_prompt, self.mode)), *self.history]
+        """What the model sees: the system prompt (with the mode it was written in), then the history."""
+        return [SystemMessage(text=system_text(self.system_prompt, self.system_mode or self.mode)), *self.history]
+
+    def mode_changed(self) -> bool:
+        """Whether the mode changed since the model was last told it; from now on, the model knows it."""
+        if self.system_mode is None:  # the system prompt is written with this mode
+            self.system_mode = self.told_mode = self.mode
+            return False
+        changed, self.told_mode = self.told_mode != self.mode, self.mode
+        return changed
 
     def cancel_turn(self) -> None:
         if self.turn_scope is not None:
