@@ -111,6 +111,12 @@ def test_the_session_keys_openais_prompt_cache_and_xais() -> None:
     assert xai is not None and route_headers(xai, "sess_1")["x-grok-conv-id"] == "sess_1"
 
 
+def test_claude_through_openrouter_gets_anthropics_cache_breakpoints() -> None:
+    claude = body("openrouter/anthropic/claude-sonnet-4.5")
+    assert claude["messages"][-1]["content"] == [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]
+    assert body("openrouter/openai/gpt-4o")["messages"][-1]["content"] == "hi"  # OpenAI caches by itself
+
+
 def test_a_reasoning_effort_goes_where_the_model_reasons() -> None:
     assert "reasoning_effort" not in body("openai/gpt-4o", reasoning_effort="low")  # the map: no reasoning
     assert body("openai/qwen", BASE, reasoning_effort="low")["reasoning_effort"] == "low"  # unknown: it decides

@@ -35,6 +35,7 @@ class Dialect:
     model_prefix: str = ""  # prepended to a model name that lacks it (Fireworks' `accounts/fireworks/models/`)
     text_only: bool = False  # user content as one string (DeepSeek takes no content parts; its models see no images)
     extra: tuple[tuple[str, Any], ...] = ()  # added to every request
+    breakpoints_for: str = ""  # models (by name prefix) whose prompt caching is Anthropic's breakpoints, passed on
 
     def model_name(self, name: str) -> str:
         if self.model_prefix and not name.startswith(self.model_prefix.split("/", 1)[0] + "/"):
@@ -64,6 +65,7 @@ DIALECTS: dict[str, Dialect] = {
         reasoning_back=False,
         reasoning_details_back=True,
         extra=(("usage", {"include": True}),),  # its usage accounting, as litellm asks for it
+        breakpoints_for="anthropic/",  # Claude caches only where asked, and OpenRouter passes `cache_control` on
     ),
     "groq": Dialect(("GROQ_API_BASE",), "https://api.groq.com/openai/v1", ("GROQ_API_KEY",), reasoning_back=False),
     "deepseek": Dialect(("DEEPSEEK_API_BASE",), "https://api.deepseek.com", ("DEEPSEEK_API_KEY",), text_only=True),

@@ -60,8 +60,23 @@ def chat_body(
         body["tools"] = list(tools)
     if cache_key and dialect.cache_key:
         body["prompt_cache_key"] = cache_key
+    if dialect.breakpoints_for and model.startswith(dialect.breakpoints_for):
+        _mark_cache(body["messages"])
     body.update(dialect.extra)
     return body
+
+
+def _mark_cache(messages: list[dict[str, Any]]) -> None:
+    """Anthropic's cache breakpoints, where a provider passes them on (OpenRouter, for Claude): the end of the system
+    prompt and of the two newest user turns, as on Anthropic's own wire (`anthropic_request`)."""
+    system = [m for m in messages if m.get("role") == "system"][:1]
+    users = [m for m in messages if m.get("role") in ("user", "tool")][-2:]
+    for message in [*system, *users]:
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            message["content"] = [{"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}]
+        elif isinstance(content, list) and content and isinstance(content[-1], dict):
+            content[-1] = {**content[-1], "cache_control": {"type": "ephemeral"}}
 
 
 def openai_headers(api_key: str) -> dict[str, str]:
