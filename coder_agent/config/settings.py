@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from ..kit import masking
 from ..kit.credentials import PREFIX, is_agent_variable
-from ..kit.modes import MODE_IDS
+from ..kit.modes import MODE_IDS, THOUGHT_LEVEL_IDS
 from ..kit.untrusted import Refused, read_capped
 from .userfiles import CONFIG_FILE, config_dir, xdg_folder
 
@@ -82,6 +82,9 @@ class Settings(BaseModel):
     max_tokens: int | None = Field(default=None, gt=0, description="Cap on tokens per model reply")
     models: list[str] = Field(default_factory=list, description="Models offered in the editor's model menu")
     default_mode: str = Field(default="default", description="Mode of new sessions")
+    thought_level: str = Field(
+        default="off", description="Thinking of new sessions whose model thinks: off, low, medium or high"
+    )
     max_turn_requests: int = Field(default=100, ge=1, description="Model calls per prompt turn before it stops")
     mcp_timeout: float = Field(default=30.0, gt=0, description="Seconds an MCP server may take to start")
     mcp_call_timeout: float = Field(default=120.0, gt=0, description="Seconds an MCP tool call may take")
@@ -165,6 +168,13 @@ class Settings(BaseModel):
     def _known_mode(cls, value: str) -> str:
         if value not in MODE_IDS:
             raise ValueError(f"must be one of {', '.join(MODE_IDS)}")
+        return value
+
+    @field_validator("thought_level")
+    @classmethod
+    def _known_thought_level(cls, value: str) -> str:
+        if value not in THOUGHT_LEVEL_IDS:
+            raise ValueError(f"must be one of {', '.join(THOUGHT_LEVEL_IDS)}")
         return value
 
     @field_validator("model", "api_base", "api_key", "serve_token", mode="before")

@@ -1,4 +1,5 @@
-"""The permission modes a session can be in, once for everything that names them. Stdlib only.
+"""The permission modes a session can be in, and its thought levels, once for everything that names them. Stdlib
+only.
 
 What each mode allows is decided in `agent.permissions`.
 """
@@ -23,3 +24,7 @@ MODES = (
 )
 MODE_IDS = tuple(mode.id for mode in MODES)
 DEFAULT_MODE = "default"
+
+# How hard a model that thinks does (its reasoning effort), where the model takes one.
+THOUGHT_LEVELS = (("off", "Off"), ("low", "Low"), ("medium", "Medium"), ("high", "High"))
+THOUGHT_LEVEL_IDS = tuple(value for value, _ in THOUGHT_LEVELS)

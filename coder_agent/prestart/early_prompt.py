@@ -183,6 +183,10 @@ def run(
     from ..kit.prompts import system_text
     from ..llm.wire.routes import route_headers
 
+    if session.thought_level is not None:  # the session thinks from its first call (`CODER_AGENT_THOUGHT_LEVEL`)
+        import dataclasses
+
+        prep.config = dataclasses.replace(prep.config, reasoning_effort=session.thought_level)
     body = request_body(prep, system_text(system_prompt, session.mode), text, session.id)
     assert request is not None
     if all(set(block) == {"type", "text"} for block in request[1]["prompt"]):

@@ -27,7 +27,10 @@ from .settings_peek import Peek
 class EarlySession:
     """A session the early reader answered `session/new` for: what the full agent needs to take it over."""
 
-    __slots__ = ("additional_directories", "cwd", "home", "id", "mode", "model", "prompt", "result", "system_prompt")
+    __slots__ = (
+        *("additional_directories", "cwd", "home", "id", "mode", "model", "prompt", "result", "system_prompt"),
+        "thought_level",
+    )
 
     def __init__(
         self,
@@ -38,6 +41,7 @@ class EarlySession:
         model: str | None,
         result: dict[str, Any],
         home: str = "",
+        thought_level: str | None = None,
     ) -> None:
         self.id = session_id
         self.cwd = cwd
@@ -46,6 +50,7 @@ class EarlySession:
         self.model = model
         self.result = result  # the `session/new` result sent
         self.home = home  # the data folder its store is in (`Settings.home`)
+        self.thought_level = thought_level  # as `first_thought_level` gives it
         self.system_prompt: str | None = None  # the one the early first call was sent with (`early_prompt`)
         # The first prompt's line and its text blocks, once the early stage made its model call (`early_prompt`)
         self.prompt: tuple[bytes, list[str]] | None = None
@@ -78,8 +83,10 @@ def new_session_answerer(settings: Peek) -> Answerer:
         # Whether the model takes a thought level, from litellm's map as the full agent asks it (`model_info`: the
         # model's entries only, read already for `initialize`'s image capability): every option, in this answer.
         reasoning = model_info.info(settings.model).supports_reasoning
-        options = config_options(settings.default_mode, settings.model, menu, None, reasoning=reasoning)
+        level = settings.thought_level if reasoning and settings.thought_level != "off" else None
+        options = config_options(settings.default_mode, settings.model, menu, level, reasoning=reasoning)
         result = {"sessionId": session_id, "modes": mode_state(settings.default_mode), "configOptions": options}
-        return result, EarlySession(session_id, *roots, settings.default_mode, settings.model, result, settings.home)
+        made = EarlySession(session_id, *roots, settings.default_mode, settings.model, result, settings.home, level)
+        return result, made
 
     return answer

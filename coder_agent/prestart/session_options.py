@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..kit.modes import MODES
+from ..kit.modes import MODES, THOUGHT_LEVEL_IDS, THOUGHT_LEVELS
 
-THOUGHT_LEVELS = (("off", "Off"), ("low", "Low"), ("medium", "Medium"), ("high", "High"))
-THOUGHT_LEVEL_IDS = tuple(value for value, _ in THOUGHT_LEVELS)
+__all__ = ["THOUGHT_LEVELS", "THOUGHT_LEVEL_IDS", "config_options", "mode_state", "model_choices"]
 
 
 def model_choices(menu: Sequence[str], model: str | None) -> list[str]:

@@ -1,8 +1,8 @@
 """The settings the first answers need, read before `Settings.load` can run (stdlib only: see `acp.early`).
 
 `initialize` says whether prompts may carry images, which depends on the model; the early `session/new`
-(`server.early_session`) needs the model, the model menu and the mode of new sessions. Loading the settings for
-real imports pydantic and python-dotenv (~150 ms); this reads the same places in the same order: the
+(`prestart.early_session`) needs the model, the model menu, the mode and the thought level of new sessions. Loading
+the settings for real imports pydantic and python-dotenv (~150 ms); this reads the same places in the same order: the
 environment, the user's `.env` files (config folder, then data folder: the first may move the second), then the
 `config.toml` files (config folder, then data folder). `.env` lines in the plain forms (`KEY=value`, `export`,
 quotes without escapes, comments) are read as python-dotenv reads them; anything else (an escape, a value over
@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..kit.credentials import is_agent_variable
-from ..kit.modes import DEFAULT_MODE, MODE_IDS
+from ..kit.modes import DEFAULT_MODE, MODE_IDS, THOUGHT_LEVEL_IDS
 
 if TYPE_CHECKING:
     from ..llm.wire.config import ModelConfig
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 PREFIX = "CODER_AGENT_"
 # the settings read from the environment and the `config.toml` files (those of `peek`, then those of `peek_model`)
 _FIELDS = (
-    *("model", "models", "default_mode", "mcp_timeout", "mcp_call_timeout"),
+    *("model", "models", "default_mode", "thought_level", "mcp_timeout", "mcp_call_timeout"),
     *("api_base", "api_key", "request_timeout", "max_retries", "retry_base_delay", "max_tokens"),
     *("max_turn_requests", "mcp_config"),
 )
@@ -52,6 +52,7 @@ class Peek(NamedTuple):
     default_mode: str
     exact: bool  # every source was read as `Settings.load` reads it, and these settings are usable
     home: str = ""  # `Settings.home`, the data folder (sessions): known when `exact`
+    thought_level: str = "off"  # the thinking of new sessions whose model thinks
 
 
 class ModelPeek(NamedTuple):
@@ -240,10 +241,13 @@ def _session(raw: Mapping[str, Any], home: str) -> Peek:
     mode = raw.get("default_mode", DEFAULT_MODE)
     if mode not in MODE_IDS:
         raise _Unsure("default_mode")
+    level = raw.get("thought_level", "off")
+    if level not in THOUGHT_LEVEL_IDS:
+        raise _Unsure("thought_level")
     for timeout in ("mcp_timeout", "mcp_call_timeout"):
         if timeout in raw:
             _positive_number(raw[timeout])
-    return Peek(model, tuple(models), mode, True, home)
+    return Peek(model, tuple(models), mode, True, home, level)
 
 
 def _exact(env: dict[str, str]) -> Peek:

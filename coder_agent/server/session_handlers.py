@@ -26,6 +26,7 @@ from ..acp.schema import (
     SessionStateResponse,
 )
 from ..agent.errors import ClientError
+from ..agent.sessions.options import first_thought_level
 from ..agent.sessions.session import Session
 from ..prestart.early_session import EarlySession
 from .errors import mapped, require_absolute
@@ -69,6 +70,7 @@ class SessionHandlers:
         session = self._state.sessions.create(
             params.cwd, params.additional_directories, settings.default_mode, settings.model
         )
+        session.thought_level = first_thought_level(session.model, settings.thought_level)
         await self._state.mcp.attach(session, params.mcp_servers, self._announce_after_reply(session))
         self._preload(session)
         self._menu.refresh()
@@ -82,6 +84,7 @@ class SessionHandlers:
         session = self._state.sessions.create(
             early.cwd, early.additional_directories, early.mode, early.model, session_id=early.id
         )
+        session.thought_level = early.thought_level
         if early.system_prompt is not None:  # the early first call was sent with it: the turn's must match
             session.system_prompt = early.system_prompt
         try:

@@ -25,6 +25,7 @@ NEEDED_BY: dict[str, tuple[str, ...]] = {
     "CODER_AGENT_MAX_TOKENS": _TURN,
     "CODER_AGENT_MAX_TURN_REQUESTS": _TURN,
     "CODER_AGENT_DEFAULT_MODE": ("session/new",),
+    "CODER_AGENT_THOUGHT_LEVEL": ("session/new",),
     "CODER_AGENT_MODELS": (*_SESSIONS, *_TURN, "session/set_config_option"),
     "CODER_AGENT_MCP_TIMEOUT": (*_SESSIONS, *_TURN),
     "CODER_AGENT_MCP_CALL_TIMEOUT": (*_SESSIONS, *_TURN),

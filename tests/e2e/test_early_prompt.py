@@ -91,6 +91,28 @@ async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_e
         assert second["messages"][0] == body["messages"][0]
 
 
+async def test_a_session_that_thinks_from_the_start_streams_its_thoughts_early_and_the_turn_keeps_them(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    agent_env = _anthropic(agent_env, srv)
+    env, release = held_env(agent_env, tmp_path, CODER_AGENT_THOUGHT_LEVEL="high")
+    srv.enqueue(Reply.thinking_then_text(["Let me ", "think."], ["Early ", "bird"]))
+    async with raw_agent(env, cwd=workspace) as raw:
+        await start(raw, workspace, "hi")
+        early = await held_messages(raw, 4)  # two thoughts, two pieces of text, while the runtime's import is held
+        release.touch()
+        rest: list[dict[str, Any]] = []
+        done = await reply_to(raw, 2, rest)
+    kinds = [update_of(m)["sessionUpdate"] for m in early]
+    assert kinds == ["agent_thought_chunk", "agent_thought_chunk", "agent_message_chunk", "agent_message_chunk"]
+    assert [update_of(m)["content"]["text"] for m in early] == ["Let me ", "think.", "Early ", "bird"]
+    assert [u for m in rest if (u := update_of(m)).get("sessionUpdate", "").startswith("agent_")] == []
+    assert done["result"]["stopReason"] == "end_turn"
+    assert len(srv.requests) == 1  # the early request, taken over: it asked for thinking
+    assert srv.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 4096}
+    assert "was not taken over" not in _log(tmp_path)
+
+
 async def test_a_tool_call_in_the_first_reply_is_left_to_the_full_agent(
     srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
 ) -> None:

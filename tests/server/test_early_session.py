@@ -203,3 +203,20 @@ async def test_the_early_answer_is_the_agents_answer(settings: Settings, workspa
     assert full["id"] == 2
     assert early.pop("sessionId") != full["result"].pop("sessionId")
     assert early == full["result"]
+
+
+@pytest.mark.parametrize("early", [True, False], ids=["early", "runtime"])
+@pytest.mark.parametrize(("model", "level"), [("anthropic/claude-sonnet-4-5", "medium"), ("openai/gpt-4o", "off")])
+async def test_a_new_session_starts_at_the_configured_thought_level_where_its_model_thinks(
+    settings: Settings, workspace: Path, early: bool, model: str, level: str
+) -> None:
+    configured = settings.model_copy(update={"model": model, "thought_level": "medium"})
+    async with inproc_raw(configured, stdio=early) as raw:
+        await raw.send_json(initialize(0))
+        await raw.read_message()
+        await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
+        answer = await raw.read_message()
+        while "id" not in answer:
+            answer = await raw.read_message()
+    options = {option["id"]: option["currentValue"] for option in answer["result"]["configOptions"]}
+    assert options.get("thought_level", "off") == level

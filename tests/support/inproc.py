@@ -221,7 +221,14 @@ class InprocRaw:
 def peek_of(settings: Settings) -> Peek:
     """What `settings_peek` finds for these settings (in-process agents serve settings a test made)."""
     refused = any("session/new" in NEEDED_BY.get(name, ()) for name in settings.problems)
-    return Peek(settings.model, tuple(settings.models), settings.default_mode, not refused, str(settings.home))
+    return Peek(
+        settings.model,
+        tuple(settings.models),
+        settings.default_mode,
+        not refused,
+        str(settings.home),
+        settings.thought_level,
+    )
 
 
 class _Pipes:

@@ -12,6 +12,14 @@ from ..permissions.gate import MODE_IDS
 from .session import Session
 
 
+def first_thought_level(model: str | None, setting: str) -> str | None:
+    """The thought level a new session starts at: the setting's (`CODER_AGENT_THOUGHT_LEVEL`), where its model
+    thinks. The early `session/new` answers with the same (`prestart.early_session`)."""
+    if setting == "off" or model is None or not catalog.supports_reasoning(model):
+        return None
+    return setting
+
+
 def mode_state(session: Session) -> SessionModeState:
     return SessionModeState.model_validate(session_options.mode_state(session.mode))
 
@@ -69,7 +77,7 @@ class SessionConfig:
 
     @staticmethod
     def reasoning(session: Session) -> bool:
-        """Whether the session's model takes a reasoning effort (known once litellm is loaded)."""
+        """Whether the session's model takes a reasoning effort (litellm's map says, `catalog`)."""
         return session.model is not None and bool(catalog.supports_reasoning(session.model))
 
     def modes(self, session: Session) -> SessionModeState:
