@@ -174,8 +174,8 @@ def run(
     text = _prompt_text(request[1], session.id) if request is not None else None
     if text is None or rest or _ready(ready_fd):
         return kept
-    if os.path.lexists(os.path.join(session.cwd, ".mcp.json")):
-        return kept  # the full agent asks about the project's MCP servers before the first call
+    if session.mcp_servers or os.path.lexists(os.path.join(session.cwd, ".mcp.json")):
+        return kept  # the first call offers the MCP servers' tools; and the full agent asks about the project's
     prep = made()
     system_prompt = system.get()
     if prep is None or prep.route is None or prep.config is None or system_prompt is None:

@@ -7,9 +7,10 @@ answered here while the runtime is imported in another thread (`acp.early.answer
 takes the session over as if it had made it (`SessionHandlers.adopt`): it creates and saves it under that id,
 starts the user's MCP servers, and sends the slash commands.
 
-Anything else is left to the full agent, which answers or refuses it as ever: MCP servers from the editor, a
-root that is not an absolute path, a field of the wrong type, settings the peek cannot read exactly or that
-`session/new` is refused for.
+Anything else is left to the full agent, which answers or refuses it as ever: a root that is not an absolute path,
+a field of the wrong type (an MCP server's included), settings the peek cannot read exactly or that `session/new`
+is refused for. MCP servers the editor names are started by the full agent when it takes the session over, as a
+`session/new` it answered itself would start them: in the background, after the answer.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ class EarlySession:
     """A session the early reader answered `session/new` for: what the full agent needs to take it over."""
 
     __slots__ = (
-        *("additional_directories", "cwd", "home", "id", "mode", "model", "prompt", "result", "system_prompt"),
-        "thought_level",
+        *("additional_directories", "cwd", "home", "id", "mcp_servers", "mode", "model", "prompt", "result"),
+        *("system_prompt", "thought_level"),
     )
 
     def __init__(
@@ -42,6 +43,7 @@ class EarlySession:
         result: dict[str, Any],
         home: str = "",
         thought_level: str | None = None,
+        mcp_servers: list[dict[str, Any]] | None = None,
     ) -> None:
         self.id = session_id
         self.cwd = cwd
@@ -51,9 +53,33 @@ class EarlySession:
         self.result = result  # the `session/new` result sent
         self.home = home  # the data folder its store is in (`Settings.home`)
         self.thought_level = thought_level  # as `first_thought_level` gives it
+        self.mcp_servers = mcp_servers or []  # the MCP servers the request named, as it named them
         self.system_prompt: str | None = None  # the one the early first call was sent with (`early_prompt`)
         # The first prompt's line and its text blocks, once the early stage made its model call (`early_prompt`)
         self.prompt: tuple[bytes, list[str]] | None = None
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _pairs(value: Any) -> bool:
+    """A list of `{name, value}` objects (`EnvVariable`, `HttpHeader`), each field a string."""
+    return isinstance(value, list) and all(
+        isinstance(pair, dict) and isinstance(pair.get("name"), str) and isinstance(pair.get("value"), str)
+        for pair in value
+    )
+
+
+def _server(entry: Any) -> bool:
+    """Whether the full agent takes this `mcpServers` entry as it is (`McpServerStdio`, `McpServerHttp`,
+    `McpServerSse`): its fields of the right types. Anything else, it answers itself."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+        return False
+    if "type" in entry:
+        kind_ok = entry["type"] in ("http", "sse") and isinstance(entry.get("url"), str)
+        return kind_ok and _pairs(entry.get("headers", []))
+    return isinstance(entry.get("command"), str) and _strings(entry.get("args", [])) and _pairs(entry.get("env", []))
 
 
 def _roots(params: dict[str, Any]) -> tuple[str, list[str]] | None:
@@ -61,7 +87,10 @@ def _roots(params: dict[str, Any]) -> tuple[str, list[str]] | None:
     cwd = params.get("cwd")
     directories = params.get("additionalDirectories", [])
     meta = params.get("_meta")
-    if not isinstance(cwd, str) or not os.path.isabs(cwd) or params.get("mcpServers") != []:
+    servers = params.get("mcpServers")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        return None
+    if not isinstance(servers, list) or not all(_server(entry) for entry in servers):
         return None
     if not isinstance(directories, list) or not all(isinstance(d, str) and os.path.isabs(d) for d in directories):
         return None
@@ -86,7 +115,16 @@ def new_session_answerer(settings: Peek) -> Answerer:
         level = settings.thought_level if reasoning and settings.thought_level != "off" else None
         options = config_options(settings.default_mode, settings.model, menu, level, reasoning=reasoning)
         result = {"sessionId": session_id, "modes": mode_state(settings.default_mode), "configOptions": options}
-        made = EarlySession(session_id, *roots, settings.default_mode, settings.model, result, settings.home, level)
+        made = EarlySession(
+            session_id,
+            *roots,
+            settings.default_mode,
+            settings.model,
+            result,
+            settings.home,
+            level,
+            params["mcpServers"],
+        )
         return result, made
 
     return answer

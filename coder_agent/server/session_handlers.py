@@ -18,6 +18,7 @@ from ..acp.schema import (
     ListSessionsRequest,
     ListSessionsResponse,
     LoadSessionRequest,
+    McpServer,
     NewSessionRequest,
     NewSessionResponse,
     ResumeSessionRequest,
@@ -41,6 +42,16 @@ def _list_meta(last_turn: object) -> dict[str, Any] | None:
     if not isinstance(last_turn, dict):
         return None
     return {"coder-agent": {"lastTurn": {k: v for k, v in last_turn.items() if k in ("stop_reason", "error", "at")}}}
+
+
+def _servers(named: list[dict[str, Any]]) -> list[McpServer]:
+    """The MCP servers an early `session/new` named, as the request's model reads them (the early stage took only
+    entries it reads the same)."""
+    if not named:
+        return []
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[McpServer]).validate_python(named, by_alias=True)
 
 
 def _require_roots(cwd: str, directories: Sequence[str] | None) -> None:
@@ -88,7 +99,8 @@ class SessionHandlers:
         if early.system_prompt is not None:  # the early first call was sent with it: the turn's must match
             session.system_prompt = early.system_prompt
         try:
-            await self._state.mcp.attach(session, [], self._announce_after_reply(session))
+            servers = _servers(early.mcp_servers)
+            await self._state.mcp.attach(session, servers, self._announce_after_reply(session))
             self._preload(session)
             self._menu.refresh()
             state = self._state.state_of(session).wire()

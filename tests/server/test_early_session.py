@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from tests.support.inproc import inproc_raw
 
 pytestmark = pytest.mark.anyio
 
+MCP_SCRIPT = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server_script.py")
 EXACT = Peek("openai/scripted", ("openai/other",), "default", exact=True)
 
 
@@ -80,10 +82,24 @@ def test_a_plain_session_new_is_answered_and_what_follows_is_left_to_the_agent(p
     assert early.unread == prompt and early.initialize is not None
 
 
+def test_a_session_new_naming_mcp_servers_is_answered_and_they_go_to_the_agent(pipes: Pipes, tmp_path: Path) -> None:
+    servers = [
+        {"name": "local", "command": "srv", "args": ["-v"], "env": [{"name": "K", "value": "v"}]},
+        {"type": "http", "name": "remote", "url": "https://mcp.example/mcp", "headers": [{"name": "A", "value": "b"}]},
+    ]
+    early = early_read(pipes, line(request(1, "session/new", {"cwd": str(tmp_path), "mcpServers": servers})))
+    assert [reply["id"] for reply in pipes.written()] == [0, 1]
+    assert isinstance(early.answered, EarlySession) and early.answered.mcp_servers == servers
+
+
 @pytest.mark.parametrize(
     "params",
     [
-        pytest.param({"cwd": "/w", "mcpServers": [{"name": "x", "command": "x", "args": [], "env": []}]}, id="mcp"),
+        pytest.param({"cwd": "/w", "mcpServers": [{"name": "x", "command": 5}]}, id="mcp-command-type"),
+        pytest.param({"cwd": "/w", "mcpServers": [{"name": "x", "command": "x", "env": [{"name": 1}]}]}, id="mcp-env"),
+        pytest.param({"cwd": "/w", "mcpServers": [{"type": "ws", "name": "x", "url": "u"}]}, id="mcp-type"),
+        pytest.param({"cwd": "/w", "mcpServers": [{"type": "http", "name": "x"}]}, id="mcp-no-url"),
+        pytest.param({"cwd": "/w", "mcpServers": {}}, id="mcp-not-a-list"),
         pytest.param({"cwd": "w", "mcpServers": []}, id="relative-cwd"),
         pytest.param({"cwd": 5, "mcpServers": []}, id="cwd-type"),
         pytest.param({"cwd": "/w"}, id="no-mcpServers"),
@@ -180,6 +196,25 @@ async def test_the_session_serves_even_when_taking_it_over_fails_after_it_exists
         while "id" not in (message := await raw.read_message()):
             pass
     assert message["result"]["stopReason"] == "end_turn"
+
+
+async def test_mcp_servers_named_in_an_early_session_new_are_started_by_the_agent(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    server = {"name": "demo", "command": sys.executable, "args": [MCP_SCRIPT, "stdio"], "env": []}
+    srv.enqueue(Reply.text("ok"))
+    async with inproc_raw(settings, stdio=True) as raw:
+        await raw.send_json(initialize(0))
+        await raw.read_message()
+        await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": [server]}))
+        session_id = (await raw.read_message())["result"]["sessionId"]
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+        await raw.send_json(request(2, "session/prompt", prompt))
+        while "id" not in (message := await raw.read_message(30)):  # the turn waits for the server's tools
+            pass
+    assert message["result"]["stopReason"] == "end_turn"
+    offered = {tool["function"]["name"] for tool in srv.requests[0].body["tools"]}
+    assert "mcp__demo__add" in offered
 
 
 @pytest.mark.parametrize(
