@@ -23,8 +23,11 @@ from typing import Any
 from ..llm.wire.sse import SseParser
 from .raw_http import HttpProtocolError, RawResponse
 
-# What the early stage does with one stream event: show these, go on without showing (SKIP), or stop here (STOP).
-SKIP: list[tuple[str, str]] = []
+# What the early stage does with one stream event: show these (and whether the reply ended there, as a turn ends:
+# `END`), go on without showing (`SKIP`), or stop here (`STOP`).
+Read = tuple[list[tuple[str, str]], bool]
+SKIP: Read = ([], False)
+END: Read = ([], True)
 STOP = None
 
 
@@ -42,6 +45,7 @@ class EarlyCall:
         "_claimed",
         "_lock",
         "adopted",
+        "answered",
         "body",
         "message_id",
         "response",
@@ -71,6 +75,9 @@ class EarlyCall:
         self.thought_id = thought_id or message_id  # and the thoughts
         self.shown: list[Shown] = []  # what was shown, in order
         self.adopted = False  # a model call took it over and reads its reply on
+        # The prompt's request id, when the reply ended (text only, `end_turn`) before the runtime was in and the early
+        # stage answered the prompt itself: the runtime's turn then keeps the turn, and its own answer is not sent.
+        self.answered: object = None
         self._claimed = False
         self._lock = threading.Lock()
 
@@ -87,10 +94,11 @@ class EarlyCall:
         return self._claimed
 
 
-def openai_text(data: str) -> list[Shown] | None:
-    """What one Chat Completions stream event shows (its reasoning, then its text; `SKIP` for usage, a role, the
-    finish reason), or `STOP` when it holds anything else: tool calls, an error, the end, or an event the early stage
-    does not read exactly as the model adapter's `StreamAccumulator` does."""
+def openai_text(data: str) -> Read | None:
+    """What one Chat Completions stream event shows (its reasoning, then its text; `SKIP` for usage or a role; `END`
+    with the finish reason `stop`), or `STOP` when it holds anything else: tool calls, an error, another finish
+    reason, the end without one, or an event the early stage does not read exactly as the model adapter's
+    `StreamAccumulator` does."""
     if data == "[DONE]":
         return STOP
     try:
@@ -104,9 +112,12 @@ def openai_text(data: str) -> list[Shown] | None:
         return SKIP
     if not isinstance(choices, list) or not isinstance(choices[0], dict):
         return STOP
+    finish = choices[0].get("finish_reason")
+    if finish not in (None, "stop"):
+        return STOP
     delta = choices[0].get("delta")
     if delta is None:
-        return SKIP
+        return END if finish else SKIP
     if not isinstance(delta, dict) or delta.get("tool_calls"):
         return STOP
     shown: list[Shown] = []
@@ -120,13 +131,14 @@ def openai_text(data: str) -> list[Shown] | None:
         if not isinstance(content, str):
             return STOP
         shown.append(("text", content))
-    return shown
+    return shown, finish == "stop"
 
 
-def anthropic_text(data: str) -> list[Shown] | None:
+def anthropic_text(data: str) -> Read | None:
     """As `openai_text`, for an Anthropic Messages stream event, as `AnthropicDeltas` and the accumulator read it:
-    text blocks' starts and `text_delta`s show text, `thinking_delta`s show thoughts; a tool call, the message's end
-    (its `message_delta`), an error or an event not known here stops."""
+    text blocks' starts and `text_delta`s show text, `thinking_delta`s show thoughts; the message's end (its
+    `message_delta`) with the stop reason `end_turn` ends it; a tool call, another stop reason, an error or an event
+    not known here stops."""
     try:
         payload = json.loads(data)
     except ValueError:
@@ -156,25 +168,29 @@ def anthropic_text(data: str) -> list[Shown] | None:
         if "text" not in delta:
             return STOP
         return _shown("text", delta["text"])
+    if kind == "message_delta":
+        delta = payload.get("delta") or {}
+        return END if isinstance(delta, dict) and delta.get("stop_reason") == "end_turn" else STOP
     return STOP
 
 
-def _shown(kind: str, text: object) -> list[Shown] | None:
+def _shown(kind: str, text: object) -> Read | None:
     if not isinstance(text, str):
         return STOP
-    return [(kind, text)] if text else SKIP
+    return ([(kind, text)], False) if text else SKIP
 
 
-TEXT_OF: dict[str, Callable[[str], list[Shown] | None]] = {"openai": openai_text, "anthropic": anthropic_text}
+TEXT_OF: dict[str, Callable[[str], Read | None]] = {"openai": openai_text, "anthropic": anthropic_text}
 
 
 def stream_text(
     call: EarlyCall,
     show: Callable[[str, str], None],
     wait: Callable[[RawResponse], bool],
-    text_of: Callable[[str], list[Shown] | None] = openai_text,
-) -> None:
+    text_of: Callable[[str], Read | None] = openai_text,
+) -> bool:
     """Read the response and `show(kind, text)` each piece until `wait` says stop, or the reply holds anything else.
+    Whether the reply ended as a turn ends (`END`: text and thoughts only, `end_turn`).
 
     `wait(response)` blocks until the socket has data (True) or the caller wants to stop (False). Nothing here
     raises for the reply's own failures (an HTTP error, a cut, a stall): the runtime reads those again and
@@ -186,23 +202,26 @@ def stream_text(
         while True:
             if not response.head():
                 if not wait(response) or not response.fill():
-                    return
+                    return False
                 continue
             if response.status != 200:
-                return
+                return False
             data = response.body()
             if data:
                 for _name, event in parser.feed(data):
-                    pieces = text_of(event)
-                    if pieces is STOP:
-                        return
+                    read = text_of(event)
+                    if read is STOP:
+                        return False
+                    pieces, ended = read
                     for kind, text in pieces:
                         call.shown.append((kind, text))
                         show(kind, text)
+                    if ended:
+                        return any(kind == "text" for kind, _ in call.shown)
                 continue
             if response.done or response.eof:
-                return
+                return False
             if not wait(response) or not response.fill():
-                return
+                return False
     except (OSError, HttpProtocolError, UnicodeDecodeError):
-        return  # the runtime meets the same failure when it reads on
+        return False  # the runtime meets the same failure when it reads on

@@ -119,7 +119,8 @@ def _keep_turn(store: SqliteSessionStore, session: EarlySession, record: Session
     if record.title:
         update = {"sessionUpdate": "session_info_update", "title": record.title, "updatedAt": now()}
         store.append_update(session.id, dumps(update))
-    record.state["last_turn"] = {"stop_reason": "cancelled", "at": now()}
+    answered = call is not None and call.answered is not None  # the reply came whole: the turn ended with it
+    record.state["last_turn"] = {"stop_reason": "end_turn" if answered else "cancelled", "at": now()}
     record.updated_at = now()
     store.save(record)
 

@@ -7,7 +7,8 @@ first model call would send (`Prep` readies what it needs in the import thread: 
 tools' specs; the system prompt is made from the session's folder as soon as `session/new` is answered),
 sends it (`raw_http`) and shows the thoughts and text of the reply as `agent_thought_chunk`s and
 `agent_message_chunk`s, until the runtime is in, any other input comes, or the reply holds anything else
-(`early_call.stream_text`).
+(`early_call.stream_text`). A reply that ends (text only, `end_turn`) before the runtime is in ends the turn:
+the prompt is answered at once.
 
 The prompt line itself stays unread: the full agent handles the prompt as ever, and its first model call takes
 the early one over when the bodies are the same bytes (`DirectModel`); the call goes down with the rest of what
@@ -229,11 +230,16 @@ def run(
 
     text_of = early_call.TEXT_OF[prep.route.wire]
 
-    def valid_text(data: str) -> list[early_call.Shown] | None:
-        pieces = text_of(data)
-        return None if pieces is not None and not all(is_valid(text) for _, text in pieces) else pieces
+    def valid_text(data: str) -> early_call.Read | None:
+        read = text_of(data)
+        return None if read is not None and not all(is_valid(text) for _, text in read[0]) else read
 
-    early_call.stream_text(call, show, wait, valid_text)
+    if early_call.stream_text(call, show, wait, valid_text):
+        # The whole reply came (text only, `end_turn`) before the runtime: the prompt is answered now, as the
+        # turn ends. The runtime still handles the prompt line: it keeps the turn (history, usage, title), and
+        # its own answer to it is not sent (`server.early_reply`).
+        call.answered = request[0]
+        write_message(out_fd, {"jsonrpc": "2.0", "id": request[0], "result": {"stopReason": "end_turn"}})
     return kept
 
 

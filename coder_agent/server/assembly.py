@@ -32,7 +32,7 @@ from ..prestart.early_call import EarlyCall
 from ..prestart.early_session import EarlySession
 from ..store.base import SessionStore, StoreError
 from ..store.sqlite import SqliteSessionStore
-from .early_reply import EarlyReply
+from .early_reply import EarlyReply, WithoutAnswer
 from .editor import EditorClient
 from .handlers import Handlers
 from .preload import Preload
@@ -204,6 +204,8 @@ async def serve_stdio(
     async with stdio_streams(in_fd, out_fd) as (receive, send):
         session = early.answered if isinstance(early.answered, EarlySession) else None
         stream = PrefixedStream(early.unread, receive, early.eof)
+        if early.call is not None and early.call.answered is not None:
+            send = WithoutAnswer(send, early.call.answered)
         await serve(
             settings,
             stream,

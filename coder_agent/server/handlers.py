@@ -63,14 +63,20 @@ class Handlers:
 
     async def prompt(self, params: PromptRequest) -> PromptResponse:
         session = self._state.sessions.get(params.session_id)
+        early = self._state.early_reply
+        first = early is not None and early.is_first_prompt(session.id)  # asked before any wait: see there
+        if early is not None and not first:
+            await early.wait_kept(session.id)
         await self._login.require(session)  # -32000 without a model or its key: the client offers the login
         await self._state.mcp.settle_project(session)  # the project's .mcp.json, if the user was not asked yet
-        early, before = self._state.early_reply, len(session.history)
+        before = len(session.history)
         try:
             stop_reason = await self._state.turns.prompt(session, params.prompt)
         finally:
-            if early is not None and early.keep_unread(session, params.prompt, before):
-                self._state.sessions.save(session)
+            if early is not None and first:
+                if early.keep_unread(session, params.prompt, before):
+                    self._state.sessions.save(session)
+                early.kept.set()
         return PromptResponse(stop_reason=stop_reason)
 
     async def cancel(self, params: SessionIdParams) -> None:

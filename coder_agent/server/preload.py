@@ -30,17 +30,21 @@ class Preload:
         """For a session of `model` (made, loaded, resumed, forked or switched to it)."""
         if model is None:
             return
+        from ..llm.factory import needs_litellm
+
+        litellm = not self._litellm and needs_litellm(model, settings.api_base, settings.environ)
+        self._litellm = self._litellm or litellm
         if not self._started:
             self._started = True
-            self._background.start_soon(self._common)
-        if not self._litellm:
-            from ..llm.factory import needs_litellm
+            self._background.start_soon(self._load, model, litellm)
+        elif litellm:
+            self._background.start_soon(self._load_litellm, model)
 
-            if needs_litellm(model, settings.api_base, settings.environ):
-                self._litellm = True
-                self._background.start_soon(self._load_litellm, model)
-
-    async def _common(self) -> None:
+    async def _load(self, model: str, litellm: bool) -> None:
+        """One after the other, each in a worker thread: imports in parallel threads only fight for the interpreter
+        (a long-tail first prompt waited ~1.7x as long for litellm when the tools were imported beside it)."""
+        if litellm:
+            await self._load_litellm(model)
         from ..llm import http_client
 
         # The tools' modules and httpx, off the event loop; an agent that exits meanwhile does not wait for them.

@@ -36,38 +36,42 @@ def _log(tmp_path: Path) -> str:
 
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
-async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_ever(
+async def test_the_first_reply_streams_and_its_turn_ends_before_the_runtime_which_then_keeps_it(
     wire: str, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
 ) -> None:
     if wire == "anthropic":
         agent_env = _anthropic(agent_env, srv)
     env, release = held_env(agent_env, tmp_path)
-    srv.enqueue(Reply.text("Early ", "bird"))
+    srv.enqueue(Reply.text("Early ", "bird"), Reply.text("Again."))
     async with raw_agent(env, cwd=workspace) as raw:
         session_id = await start(raw, workspace, "hi")
-        early = await held_messages(raw, 2)  # both chunks, while the runtime's import is held
+        early = await held_messages(raw, 3)  # both chunks and the end of the turn, while the runtime is held
         release.touch()
+        follow = {"sessionId": session_id, "prompt": [{"type": "text", "text": "and?"}]}
+        await raw.send_json(request(3, "session/prompt", follow))  # at once, as an editor would
         rest: list[dict[str, Any]] = []
-        done = await reply_to(raw, 2, rest)
+        done = await reply_to(raw, 3, rest)
     assert [c["content"]["text"] for c in chunks(early)] == ["Early ", "bird"]
-    assert {m["params"]["sessionId"] for m in early} == {session_id}
-    assert chunks(rest) == []  # the full agent did not send them again
+    assert {m["params"]["sessionId"] for m in early[:2]} == {session_id}
+    assert early[2] == {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}
+    assert [m for m in rest if m.get("id") == 2] == []  # the runtime's own answer was not sent again
+    assert [c["content"]["text"] for c in chunks(rest)] == ["Again."]  # nor the first reply's text
     assert done["result"]["stopReason"] == "end_turn"
-    assert len(srv.requests) == 1  # one model request: the early one, taken over
-    body = srv.requests[0].body
+    assert len(srv.requests) == 2  # the early request, taken over, then the second prompt's
+    body, second = srv.requests[0].body, srv.requests[1].body
     if wire == "anthropic":
         assert str(workspace) in body["system"][0]["text"]
-        assert body["messages"][0]["role"] == "user"
         assert [tool["name"] for tool in body["tools"]][:2] == ["read_file", "write_file"]
+        assert second["messages"][1]["role"] == "assistant" and "Early bird" in json.dumps(second["messages"][1])
+        assert second["system"] == body["system"]  # the same system prompt: the one the early call was sent with
     else:
         assert body["messages"][0]["role"] == "system" and str(workspace) in body["messages"][0]["content"]
         assert body["messages"][1] == {"role": "user", "content": "hi"}
-        assert [tool["function"]["name"] for tool in body["tools"]][:2] == ["read_file", "write_file"]
+        assert second["messages"][2] == {"role": "assistant", "content": "Early bird"}
+        assert second["messages"][0] == body["messages"][0]
     assert "was not taken over" not in _log(tmp_path)
 
-    # The conversation holds the reply: a load replays it, as one message (under the turn's own messageId: the editor
-    # was shown its start under the early stage's, and the rest under the same).
-    srv.enqueue(Reply.text("Again."))
+    # The conversation holds the reply: a load replays it, as one message.
     async with raw_agent(agent_env(), cwd=workspace) as raw:
         seen: list[dict[str, Any]] = []
         await raw.send_json(initialize(0))
@@ -75,20 +79,9 @@ async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_e
         load = {"sessionId": session_id, "cwd": str(workspace), "mcpServers": []}
         await raw.send_json(request(1, "session/load", load))
         await reply_to(raw, 1, seen)
-        await raw.send_json(
-            request(2, "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "and?"}]})
-        )
-        await reply_to(raw, 2, seen)
     replayed = chunks(seen)
-    assert [c["content"]["text"] for c in replayed[:2]] == ["Early ", "bird"]
+    assert [c["content"]["text"] for c in replayed] == ["Early ", "bird", "Again."]
     assert len({c["messageId"] for c in replayed[:2]}) == 1
-    second = srv.requests[1].body
-    if wire == "anthropic":
-        assert second["messages"][1]["role"] == "assistant" and "Early bird" in json.dumps(second["messages"][1])
-        assert second["system"] == body["system"]  # the same system prompt: the one the early call was sent with
-    else:
-        assert second["messages"][2] == {"role": "assistant", "content": "Early bird"}
-        assert second["messages"][0] == body["messages"][0]
 
 
 async def test_a_session_that_thinks_from_the_start_streams_its_thoughts_early_and_the_turn_keeps_them(
@@ -99,18 +92,15 @@ async def test_a_session_that_thinks_from_the_start_streams_its_thoughts_early_a
     srv.enqueue(Reply.thinking_then_text(["Let me ", "think."], ["Early ", "bird"]))
     async with raw_agent(env, cwd=workspace) as raw:
         await start(raw, workspace, "hi")
-        early = await held_messages(raw, 4)  # two thoughts, two pieces of text, while the runtime's import is held
+        early = await held_messages(raw, 5)  # two thoughts, two pieces of text, the end: the runtime is held
         release.touch()
-        rest: list[dict[str, Any]] = []
-        done = await reply_to(raw, 2, rest)
+        done = early.pop()
     kinds = [update_of(m)["sessionUpdate"] for m in early]
     assert kinds == ["agent_thought_chunk", "agent_thought_chunk", "agent_message_chunk", "agent_message_chunk"]
     assert [update_of(m)["content"]["text"] for m in early] == ["Let me ", "think.", "Early ", "bird"]
-    assert [u for m in rest if (u := update_of(m)).get("sessionUpdate", "").startswith("agent_")] == []
     assert done["result"]["stopReason"] == "end_turn"
-    assert len(srv.requests) == 1  # the early request, taken over: it asked for thinking
+    assert len(srv.requests) == 1  # the early request: it asked for thinking
     assert srv.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 4096}
-    assert "was not taken over" not in _log(tmp_path)
 
 
 async def test_a_tool_call_in_the_first_reply_is_left_to_the_full_agent(

@@ -120,7 +120,9 @@ async def test_the_early_first_call_shows_no_key_in_its_text_nor_in_its_error(
                 " and that is all",
             ]
         release.touch()
-        done = await reply_to(raw, 2, seen)
+        done = await reply_to(raw, 2, seen)  # the text came whole: the early stage may have answered it
+        await raw.send_json(request(3, "session/list", {}))
+        await reply_to(raw, 3, seen)  # the runtime serves, and has kept the turn (store, log) by its own
         await raw.close_stdin()
         await raw.wait_exit(10)
         written = written_by_the_agent(raw, tmp_path / "home")
