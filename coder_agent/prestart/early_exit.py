@@ -100,7 +100,8 @@ def _keep_turn(store: SqliteSessionStore, session: EarlySession, record: Session
     texts = session.prompt[1]
     store.checkpoints.begin_turn(session.id, 0, 0)  # a turn of the conversation: `/rewind` can go back before it
     shown = call.shown if call is not None and call.session_id == session.id else []
-    store.append_messages(session.id, [dumps({"role": "user", "parts": [_text(text) for text in texts]}).decode()])
+    sent = [session.model_text] if session.model_text is not None else texts  # a slash command's expansion
+    store.append_messages(session.id, [dumps({"role": "user", "parts": [_text(text) for text in sent]}).decode()])
     user = new_id("user")
     for text in texts:
         store.append_update(session.id, dumps(_chunk("user_message_chunk", text, user)))

@@ -12,9 +12,10 @@ the prompt is answered at once.
 
 The prompt line itself stays unread: the full agent handles the prompt as ever, and its first model call takes
 the early one over when the bodies are the same bytes (`DirectModel`); the call goes down with the rest of what
-the early stage read (`EarlyRead.call`). Anything this stage is not sure of
-(settings it cannot read exactly, MCP servers, a project `.mcp.json`, a slash command, an image or a link, a
-proxy, a provider it does not stream for, a server it cannot reach) leaves the prompt to the full agent.
+the early stage read (`EarlyRead.call`). A slash command is expanded as the turn expands it (`kit.commands`: the
+user's and the project's Markdown commands, `/init`). Anything this stage is not sure of (settings it cannot read
+exactly, MCP servers, a project `.mcp.json`, a command only the full agent runs, an image or a link, a proxy, a
+provider it does not speak, a server it cannot reach) leaves the prompt to the full agent.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class Prep:
         self.route: Route | None = None
         self.specs: list[dict[str, Any]] = []
         self.tls: Any = None
+        self.commands = ""  # the user's command files' folder
 
     def run(self) -> None:
         """Read the settings and route the model; leaves `route` None when the early call cannot be made."""
@@ -76,7 +78,7 @@ class Prep:
         from .tool_specs import builtin_specs
 
         self.specs = builtin_specs()
-        self.config, self.route = found.config, route
+        self.config, self.route, self.commands = found.config, route, found.commands
 
 
 def _tls_context(environ: Mapping[str, str]) -> Any:
@@ -128,9 +130,31 @@ def _prompt_text(params: dict[str, Any], session_id: str) -> str | None:
         if not isinstance(text, str):
             return None
         texts.append(text)
-    if texts[0].lstrip().startswith("/"):
-        return None  # a slash command, maybe: the full agent knows them
     return "\n\n".join(texts)
+
+
+def model_text(texts: list[str], session: EarlySession, commands: str) -> str | None:
+    """What the model reads of a prompt, as the turn makes it (`agent.commands`): a slash command expanded (the
+    user's or the project's Markdown command, `/init`); an unknown `/word`, as typed. None for a command only the
+    full agent runs (the other built-ins, a file it could not read: it says why)."""
+    from ..kit import commands as known
+
+    text = "\n\n".join(texts)
+    named = known.invocation(texts[0]) if texts[0].lstrip().startswith("/") else None
+    if named is None:
+        return text
+    name, arguments = named
+    if name in known.BUILTIN_NAMES:
+        expanded = known.init_text(arguments) if name == "init" else None
+    else:
+        from pathlib import Path
+
+        roots = [session.cwd, *session.additional_directories]
+        found = [f for f in known.command_files(Path(commands), session.cwd, roots) if f.name == name]
+        if not found:
+            return text  # no such command: plain text for the model
+        expanded = None if found[0].refused else known.with_arguments(found[0].body, arguments)
+    return None if expanded is None else "\n\n".join([expanded, *texts[1:]])
 
 
 def request_body(prep: Prep, system_text: str, user_text: str, session_id: str) -> bytes:
@@ -181,6 +205,11 @@ def run(
     system_prompt = system.get()
     if prep is None or prep.route is None or prep.config is None or system_prompt is None:
         return kept
+    assert request is not None
+    typed = [block["text"] for block in request[1]["prompt"]]
+    text = model_text(typed, session, prep.commands)
+    if text is None:
+        return kept
     from ..kit.prompts import system_text
     from ..llm.wire.routes import route_headers
 
@@ -193,6 +222,7 @@ def run(
     if all(set(block) == {"type", "text"} for block in request[1]["prompt"]):
         # Taken: should the input end now, the early stage keeps this turn as the full agent would (`early_exit`)
         session.prompt = (line + b"\n", [block["text"] for block in request[1]["prompt"]])
+        session.model_text = text if text != "\n\n".join(typed) else None
 
     def reach(fd: int, for_write: bool, seconds: float) -> bool | None:
         """While the server is reached (its name, the connect, TLS, the request sent): input or the runtime

@@ -30,7 +30,7 @@ class EarlySession:
 
     __slots__ = (
         *("additional_directories", "cwd", "home", "id", "mcp_servers", "mode", "model", "prompt", "result"),
-        *("system_prompt", "thought_level"),
+        *("model_text", "system_prompt", "thought_level"),
     )
 
     def __init__(
@@ -57,6 +57,7 @@ class EarlySession:
         self.system_prompt: str | None = None  # the one the early first call was sent with (`early_prompt`)
         # The first prompt's line and its text blocks, once the early stage made its model call (`early_prompt`)
         self.prompt: tuple[bytes, list[str]] | None = None
+        self.model_text: str | None = None  # what the model was sent of it, where that was not the typed text
 
 
 def _strings(value: Any) -> bool:

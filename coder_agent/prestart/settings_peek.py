@@ -59,6 +59,7 @@ class ModelPeek(NamedTuple):
     config: ModelConfig  # what `model_factory(...)(model, None)` builds from `Settings.load(lenient=True)`
     environ: dict[str, str]  # the environment after `Settings.load`'s merges (`.env` files, saved login keys)
     mcp_servers: bool  # the user's config may give a new session MCP servers (its `mcp.json`, or `mcp_config`)
+    commands: str = ""  # the user's command files' folder (`Settings.config_dir` / "commands")
 
 
 class _Unsure(Exception):
@@ -372,4 +373,4 @@ def peek_model(environ: Mapping[str, str] | None = None) -> ModelPeek | None:
         retry_base_delay=retry_base_delay,
         max_tokens=max_tokens,
     )
-    return ModelPeek(config, env, mcp_servers)
+    return ModelPeek(config, env, mcp_servers, os.path.join(_config_folder(env), "commands"))

@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
+from coder_agent.kit.commands import init_text
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.acp_client import raw_agent
@@ -103,6 +104,45 @@ async def test_a_session_that_thinks_from_the_start_streams_its_thoughts_early_a
     assert srv.requests[0].body["thinking"] == {"type": "enabled", "budget_tokens": 4096}
 
 
+@pytest.mark.parametrize("command", ["/init keep it short", "/hello world"])
+async def test_a_first_prompt_that_is_a_command_is_expanded_and_streams_before_the_runtime(
+    command: str, srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / ".coder-agent" / "commands").mkdir(parents=True)
+    (workspace / ".coder-agent" / "commands" / "hello.md").write_text("Say hello to $ARGUMENTS.\n", encoding="utf-8")
+    env, release = held_env(agent_env, tmp_path)
+    srv.enqueue(Reply.text("On ", "it"), Reply.text("Next."))
+    async with raw_agent(env, cwd=workspace) as raw:
+        session_id = await start(raw, workspace, command)
+        early = await held_messages(raw, 3)  # the reply and the end of the turn, while the runtime is held
+        release.touch()
+        follow = {"sessionId": session_id, "prompt": [{"type": "text", "text": "and?"}]}
+        await raw.send_json(request(3, "session/prompt", follow))
+        await reply_to(raw, 3, [])
+    assert [c["content"]["text"] for c in chunks(early)] == ["On ", "it"]
+    assert early[2]["result"] == {"stopReason": "end_turn"}
+    sent = srv.requests[0].body["messages"][1]["content"]
+    assert sent == ("Say hello to world." if command.startswith("/hello") else init_text("keep it short"))
+    assert srv.requests[1].body["messages"][1]["content"] == sent  # the turn kept what the model was sent
+    assert "was not taken over" not in _log(tmp_path)
+
+
+async def test_a_first_prompt_that_is_a_command_only_the_agent_runs_is_left_to_it(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    env, release = held_env(agent_env, tmp_path)
+    async with raw_agent(env, cwd=workspace) as raw:
+        await start(raw, workspace, "/undo")
+        with pytest.raises(TimeoutError):  # nothing comes while the runtime is held
+            with anyio.fail_after(0.5):
+                await raw.read_message(FIRST_PROMPT_TIMEOUT)
+        release.touch()
+        seen: list[dict[str, Any]] = []
+        done = await reply_to(raw, 2, seen)
+    assert done["result"]["stopReason"] == "end_turn"
+    assert srv.requests == []  # `/undo` is the agent's own: no model call
+
+
 async def test_a_tool_call_in_the_first_reply_is_left_to_the_full_agent(
     srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
 ) -> None:
@@ -161,7 +201,7 @@ async def test_what_the_early_stage_is_not_sure_of_waits_for_the_full_agent(
 ) -> None:
     env, release = held_env(agent_env, tmp_path)
     srv.enqueue(Reply.text("Later."))
-    text = "/nonsense hi" if case == "slash command" else "hi"
+    text = "/review hi" if case == "slash command" else "hi"  # a command the agent expands itself (git)
     if case == "project .mcp.json":
         (workspace / ".mcp.json").write_text('{"mcpServers": {}}', encoding="utf-8")
     async with raw_agent(env, cwd=workspace) as raw:

@@ -7,19 +7,18 @@ session's record as typed; the model reads the expansion. An unknown `/word` is 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...acp.schema import AvailableCommand, AvailableCommandInput, ContentBlock, StopReason, TextContent
+from ...kit.commands import NAME, invocation, with_arguments
+
+__all__ = ["NAME", "Command", "CommandServices", "Invocation", "parse", "with_arguments"]
 
 if TYPE_CHECKING:
     from ..sessions.session import Session
     from ..workspace.checkpoints import UndoReport
-
-_INVOCATION = re.compile(r"/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
-NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")  # what a command file's name may be
 
 
 class CommandServices:
@@ -67,14 +66,5 @@ def parse(blocks: Sequence[ContentBlock]) -> Invocation | None:
     """`/name arguments` at the very start of the prompt's first block, if it is text; else None."""
     if not blocks or not isinstance(blocks[0], TextContent):
         return None
-    match = _INVOCATION.fullmatch(blocks[0].text.strip())
-    if match is None:
-        return None
-    return Invocation(match.group(1), (match.group(2) or "").strip(), list(blocks[1:]))
-
-
-def with_arguments(template: str, arguments: str) -> str:
-    """A command's text with `$ARGUMENTS` replaced; without the placeholder, the arguments follow the text."""
-    if "$ARGUMENTS" in template:
-        return template.replace("$ARGUMENTS", arguments)
-    return f"{template.rstrip()}\n\n{arguments}" if arguments else template
+    named = invocation(blocks[0].text)
+    return None if named is None else Invocation(*named, list(blocks[1:]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...acp.schema import StopReason
+from ...kit.commands import extra, init_text
 from ...kit.prompts import render
 from ..sessions.session import Session
 from ..workspace.checkpoints import UndoReport
@@ -17,11 +18,11 @@ async def compact(session: Session, focus: str, services: CommandServices) -> St
 
 
 async def init_prompt(session: Session, arguments: str) -> str:
-    return render("commands/init.md", instructions=_extra(arguments))
+    return init_text(arguments)  # the early first call expands it the same way (`kit.commands`)
 
 
 async def review_prompt(session: Session, arguments: str) -> str:
-    return render("commands/review.md", changes=await uncommitted_changes(session.cwd), focus=_extra(arguments))
+    return render("commands/review.md", changes=await uncommitted_changes(session.cwd), focus=extra(arguments))
 
 
 def _undo_arguments(arguments: str, default: int) -> tuple[int, bool] | None:
@@ -64,10 +65,6 @@ async def rewind(session: Session, arguments: str, services: CommandServices) ->
     done = _report(report, f"Went back {turns} turn{plural}; the model no longer sees them. Files")
     await services.say(session, done if not report.nothing else f"Went back {turns} turn{plural}; no file changed.")
     return "end_turn"
-
-
-def _extra(arguments: str) -> str:
-    return f"\nThe user adds: {arguments}" if arguments else ""
 
 
 async def uncommitted_changes(cwd: str) -> str:
