@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 DEFAULT_PROMPT_TOKENS = 10
 
@@ -56,6 +56,14 @@ class ToolCallStep(_Step):
     pieces: int = Field(default=1, ge=1)
     # Chat Completions: what the provider attaches to the call (`extra_content`, as Gemini's thought signature)
     extra: dict[str, Any] | None = None
+
+    @model_serializer(mode="wrap")
+    def _saved(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without `extra` when it has none: scripts saved before it existed stay as they are."""
+        data: dict[str, Any] = handler(self)
+        if data.get("extra") is None:
+            data.pop("extra", None)
+        return data
 
     def argument_pieces(self) -> list[str]:
         """`arguments` cut into `pieces` slices of near-equal length (fewer if it is shorter)."""
