@@ -7,7 +7,7 @@ the spawn: the first `agent_thought_chunk` or `agent_message_chunk`, the last ch
 same run. Also: `session/new` with an MCP server named in it next to one without, and a slash command as the
 first prompt next to a plain one (the model `openai/bench`).
 
-    python bench/wires.py [--runs 5]
+    python bench/wires.py [--runs 5] [--pythonpath DIR]   # DIR: another checkout's agent (before/after)
 """
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ def script() -> Script:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--pythonpath", default="", help="run the agent of another checkout")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "script.json"
@@ -129,6 +130,8 @@ def main() -> None:
             assert server.stdout is not None
             url = server.stdout.readline().strip()
             base = dict(os.environ, CODER_AGENT_API_KEY="sk-bench")
+            if args.pythonpath:
+                base["PYTHONPATH"] = args.pythonpath
             agent_cmd = [sys.executable, "-m", "coder_agent", "acp"]
             results: dict[str, list[dict[str, float]]] = {}
             for i in range(args.runs + 1):  # the first round warms the bytecode caches and is dropped
@@ -155,7 +158,7 @@ def main() -> None:
             server.wait()
     ms = 1000.0
     floor = median(results["floor"], "first chunk")
-    print(f"runs: {args.runs} (medians, ms from spawn); load average {os.getloadavg()[0]:.1f}")
+    print(f"runs: {args.runs} (medians, ms from spawn); load average {os.getloadavg()[0]:.1f} {args.pythonpath}")
     print(f"{'':34} {'new':>5} {'first':>6} {'/floor':>7} {'last':>6} {'end':>6} {'end-last':>9}")
     for name, runs in results.items():
         first, last, end = (median(runs, key) for key in ("first chunk", "last chunk", "end_turn"))

@@ -1,6 +1,6 @@
 """The stdio transport: stdin and a private duplicate of stdout as anyio byte streams.
 
-The protocol writes to the private copy of fd 1 that `acp.early.reserve_stdout()` made at start-up.
+The protocol writes to the private copy of fd 1 that `prestart.early.reserve_stdout()` made at start-up.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def _import_runtime() -> None:
     """What serving needs, imported (~350 ms): in a thread, while the early reader waits for `session/new`."""
     import importlib
 
-    # First what saving the early session needs, should the input end now (`server.early_exit`).
+    # First what saving the early session needs, should the input end now (`prestart.early_exit`).
     importlib.import_module("coder_agent.store.sqlite")
     import logging  # noqa: F401
 
@@ -97,8 +97,8 @@ def _import_runtime() -> None:
 
 
 def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
-    """Answer a plain `session/new` early (`server.early_session`) while the runtime is imported in a thread,
-    and stream the first prompt's first model call if it comes before the runtime is in (`server.early_prompt`).
+    """Answer a plain `session/new` early (`prestart.early_session`) while the runtime is imported in a thread,
+    and stream the first prompt's first model call if it comes before the runtime is in (`prestart.early_prompt`).
 
     The reader stops waiting once the runtime is in: from then on the full agent answers as fast.
     """

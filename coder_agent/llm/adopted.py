@@ -1,8 +1,9 @@
-"""The response of the early first call (`llm.early_call`), read on by the runtime as the direct path reads httpx's.
+"""A response read over `prestart.raw_http` (the early first call's, or a call made before httpx is ready), read
+by the runtime as `DirectModel` reads httpx's.
 
 It offers what `DirectModel` reads of an httpx response: the status, the reason, the headers and the body
-bytes (from the first one: the direct path's own parser reads the whole stream, what the early stage showed
-included), and raises the direct path's own failures: `StreamStalled` when no data comes within the stall
+bytes (from the first one: the adapter's own parser reads the whole stream, what the early stage showed
+included), and raises the adapter's own failures: `StreamStalled` when no data comes within the stall
 timeout, `StreamDropped` when the connection breaks or the body ends unfinished. The socket is blocking, so
 each read waits in a worker thread; a cancelled read closes the socket, which ends the thread's wait.
 """

@@ -4,7 +4,7 @@ Importing asyncio, anyio and pydantic takes longer than an editor should wait fo
 depends on nothing but this agent and the client's capabilities, so the first line is read with a blocking
 `os.read`, and when it is a well-formed `initialize` request it is answered at once with the stdlib. The next
 line may be answered the same way (`answer_next`: the caller decides which requests it can answer exactly;
-`server.early_session` does `session/new`) while the runtime is imported in another thread. Everything else
+`prestart.early_session` does `session/new`) while the runtime is imported in another thread. Everything else
 (and every byte after the lines answered) is left to the full connection, which behaves exactly as if it had
 read them itself.
 Stdlib only.

@@ -2,7 +2,7 @@
 
 Clients end an agent by closing its stdin and expect it gone promptly (the official TCK's ACP-SHUTDOWN-001 allows
 half a second); the runtime's import takes longer than that on a busy machine. So when the input ends while the
-early stages serve (`acp.early`, `server.early_session`, `server.early_prompt`) and no request in it is left to
+early stages serve (`prestart.early`, `prestart.early_session`, `prestart.early_prompt`) and no request in it is left to
 answer, the agent exits without the runtime. What the full agent would have saved is saved here first, as it
 would have saved it: the session the early `session/new` gave an id for (`Sessions.create`), and the turn whose
 text the early first call showed, as a cancel ends it while the full agent reads the early reply on (the turn's

@@ -3,7 +3,7 @@
 Editors send `session/new` right after `initialize`; importing the runtime (asyncio, anyio, pydantic, the wire
 models: ~350 ms) would make it wait. Its answer needs only a new id, the roots the request names and three
 settings (the model, the model menu and the mode of new sessions: `settings_peek`), so a plain request is
-answered here while the runtime is imported in another thread (`acp.early.answer_next`). The full agent then
+answered here while the runtime is imported in another thread (`prestart.early.answer_next`). The full agent then
 takes the session over as if it had made it (`SessionHandlers.adopt`): it creates and saves it under that id,
 starts the user's MCP servers, and sends the slash commands.
 

@@ -1,6 +1,6 @@
 """One HTTP/1.1 POST and its streamed response over a plain socket: the early first call's transport. Stdlib only.
 
-The first model call of a process is sent before the runtime (and httpx) is imported (`llm.early_call`); the
+The first model call of a process is sent before the runtime (and httpx) is imported (`prestart.early_call`); the
 runtime then reads the rest of the same response (`llm.adopted`). So the reader is incremental: `fill()` when
 the caller waited on the socket itself (`select`, with other inputs), or `fill_blocking()`, which waits up to
 the stall timeout; `head()` and `body()` parse what came.

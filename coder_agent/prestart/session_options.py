@@ -1,6 +1,6 @@
 """A session's modes and config options as they go on the wire (camelCase JSON objects). Stdlib only.
 
-The early `session/new` (`server.early_session`) answers with these before pydantic is imported, and the agent
+The early `session/new` (`prestart.early_session`) answers with these before pydantic is imported, and the agent
 (`agent.config`) builds its wire models from them: one source for both, so the two answers cannot drift.
 """
 

@@ -1,4 +1,4 @@
-"""The settings the first answers need, read before `Settings.load` can run (stdlib only: see `acp.early`).
+"""The settings the first answers need, read before `Settings.load` can run (stdlib only: see `prestart.early`).
 
 `initialize` says whether prompts may carry images, which depends on the model; the early `session/new`
 (`prestart.early_session`) needs the model, the model menu, the mode and the thought level of new sessions. Loading

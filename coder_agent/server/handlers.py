@@ -52,7 +52,7 @@ class Handlers:
         )
 
     def adopt_initialize(self, params: dict[str, Any]) -> None:
-        """Take in an `initialize` that was answered before the runtime started (see `acp.early`)."""
+        """Take in an `initialize` that was answered before the runtime started (see `prestart.early`)."""
         try:
             request = InitializeRequest.model_validate(params)
         except ValidationError as exc:

@@ -6,7 +6,7 @@ the agent writes against the ACP v1 schema, and fail the test if the agent's ser
 started, so no test pays the model library's import more than once per test run.
 
 With ``stdio=True`` the bytes go through OS pipes, to the very code `coder-agent acp` runs on its stdin and
-stdout: the early reader that answers a first `initialize` (`acp.early`), then the stdio transport.
+stdout: the early reader that answers a first `initialize` (`prestart.early`), then the stdio transport.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ class Sessions:
     def create(
         self, cwd: str, directories: Sequence[str], mode: str, model: str | None, session_id: str | None = None
     ) -> Session:
-        """A new session (`session_id`: the id the early `session/new` gave it, see `server.early_session`)."""
+        """A new session (`session_id`: the id the early `session/new` gave it, see `prestart.early_session`)."""
         session_id = session_id or new_id("sess")
         stamp = now()
         session = Session(

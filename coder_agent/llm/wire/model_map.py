@@ -55,7 +55,7 @@ def find(keys: Iterable[str], path: str | None = None) -> dict[str, Any] | None:
     litellm writes the file with `json.dumps(indent=4)`: an entry starts a line `    "<name>": {`. A name that is
     a key anywhere else too (a nested key, or a second entry, which would win in `json.loads`), or a file with
     `\\u` escapes (which could spell a name differently), is not read this way. `path`: another file (for tests).
-    `tests/llm/test_price_map.py` and `tests/llm/test_vision.py` check the answers against the whole map and
+    `tests/llm/test_model_info.py` and `tests/llm/test_vision.py` check the answers against the whole map and
     against litellm.
     """
     path = path or map_path()
