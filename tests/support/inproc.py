@@ -155,7 +155,9 @@ class InprocAgent:
         self._transport = _ClientTransport(io)
         protocol = asyncio.streams.FlowControlMixin()
         writer = asyncio.StreamWriter(self._transport, protocol, None, asyncio.get_running_loop())
-        self.conn = ClientSideConnection(client, writer, self._from_agent)
+        # A client that answers elicitations says so (`eliciting_client`): the SDK routes them only with this flag.
+        unstable = bool(getattr(client, "use_unstable_protocol", False))
+        self.conn = ClientSideConnection(client, writer, self._from_agent, use_unstable_protocol=unstable)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
