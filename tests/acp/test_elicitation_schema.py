@@ -79,9 +79,7 @@ FORM = ElicitationSchema.model_validate(
         (["ab"], ["the answer is not an object of fields but a list"]),
     ],
 )
-def test_an_answer_is_checked_field_by_field_in_words_the_model_can_act_on(
-    content: Any, problems: list[str]
-) -> None:
+def test_an_answer_is_checked_field_by_field_in_words_the_model_can_act_on(content: Any, problems: list[str]) -> None:
     assert FORM.check(content)[1] == problems
 
 
@@ -100,7 +98,7 @@ def test_an_answer_keeps_an_action_it_does_not_know_for_the_caller_to_refuse() -
 
 def test_the_requests_the_agent_makes_are_valid_v1_requests() -> None:
     form = CreateElicitationRequest(mode="form", message="m", requested_schema=FORM, session_id="s", tool_call_id="c")
-    url = CreateElicitationRequest(mode="url", message="m", url="https://example.com/x", elicitation_id="e", request_id=7)
+    url = CreateElicitationRequest(mode="url", message="m", url="https://x.example/", elicitation_id="e", request_id=7)
     schema = compile_schema()
     assert schema.errors("CreateElicitationRequest", form.wire()) is None
     assert schema.errors("CreateElicitationRequest", url.wire()) is None
