@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+import anyio
 import mcp_types as mcp
 from pydantic import ValidationError
 
@@ -42,6 +43,9 @@ class Asker:
 
     ctx: ToolContext
     notes: list[str] = field(default_factory=list)
+    # The questions open on its behalf. The server's requests are answered in the SDK's own task, not the call's:
+    # when the call ends (a cancelled turn), these are withdrawn from the editor by cancelling them here.
+    open: set[anyio.CancelScope] = field(default_factory=set)
 
 
 class ServerQuestions:
@@ -73,6 +77,8 @@ class ServerQuestions:
             yield
         finally:
             self._askers.remove(asker)
+            for scope in list(asker.open):
+                scope.cancel()
 
     async def elicit(self, context: object, params: mcp.ElicitRequestParams) -> mcp.ElicitResult:
         """The ClientSession's elicitation callback."""
@@ -82,6 +88,16 @@ class ServerQuestions:
             return mcp.ElicitResult(action="decline")
         # Calls of one server run one at a time unless they only read; among several, the latest is the likeliest.
         asker = self._askers[-1]
+        with anyio.CancelScope() as scope:
+            asker.open.add(scope)
+            try:
+                return await self._put(asker, params, asked)
+            finally:
+                asker.open.discard(scope)
+        asker.notes.append(f"{asked} — withdrawn: the call ended first.")
+        return mcp.ElicitResult(action="cancel")
+
+    async def _put(self, asker: Asker, params: mcp.ElicitRequestParams, asked: str) -> mcp.ElicitResult:
         problem = self._why_not(asker, params)
         if problem is not None:
             asker.notes.append(f"{asked} — declined: {problem}.")

@@ -15,8 +15,8 @@ from acp.schema import McpServerStdio
 from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.support.driving import model_saw, session_updates
-from tests.support.eliciting_client import ElicitingClient, accept_first, accept_with, decline
+from tests.support.driving import BackgroundPrompt, model_saw, session_updates
+from tests.support.eliciting_client import ElicitingClient, accept_first, accept_with, decline, never
 from tests.support.inproc import inproc_agent
 from tests.support.recording_client import RecordingClient
 from tests.support.server_helpers import Run, session
@@ -133,3 +133,24 @@ async def test_session_load_replays_what_the_server_asked_and_the_answer(
         if c["type"] == "content"
     ]
     assert any('`demo` asked: What is your name? — answered name: "Ada"' in text for text in replayed)
+
+
+@pytest.mark.parametrize("tool", ["greet", "stubborn_greet"])
+async def test_session_cancel_withdraws_a_servers_open_question_from_the_editor(
+    tool: str, srv: ScriptedModelServer, settings: Settings, workspace: Path
+) -> None:
+    srv.enqueue(Reply.tool_calls([tool_call(f"mcp__demo__{tool}", {}, id="mcp")]))
+    client = ElicitingClient(never)
+    async with (
+        session("bare", settings, workspace, client=client, mcp_servers=[DEMO]) as run,
+        anyio.create_task_group() as tasks,
+    ):
+        turn = BackgroundPrompt(run.agent, run.session_id, "go")
+        tasks.start_soon(turn.run)
+        await client.wait_for_elicitation(timeout=60)
+        await run.agent.conn.cancel(session_id=run.session_id)
+        assert (await turn.result(5)).stop_reason == "cancelled"
+        await run.agent.io.wait_for_message(lambda m: m.get("method") == "$/cancel_request")
+    [asked] = [m for m in run.agent.messages if m.get("method") == "elicitation/create"]
+    withdrawn = [m["params"]["requestId"] for m in run.agent.messages if m.get("method") == "$/cancel_request"]
+    assert withdrawn == [asked["id"]]

@@ -125,6 +125,14 @@ async def greet(ctx: Context) -> str:
 
 
 @app.tool()
+async def stubborn_greet(ctx: Context) -> str:
+    """As greet, but its question outlives a cancelled call (a server that does not pass the cancel on)."""
+    with anyio.CancelScope(shield=True):
+        answer = await ctx.elicit("What is your name?", schema=Visitor)
+    return f"Answer: {answer.action}"
+
+
+@app.tool()
 async def sign_in(ctx: Context) -> str:
     """Send the user to a sign-in page (an MCP URL elicitation); when they agree, say the step is done."""
     answer = await ctx.elicit_url("Sign in to Example", "https://auth.example.com/login?state=1", "login-1")
