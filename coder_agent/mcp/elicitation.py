@@ -115,7 +115,8 @@ class ServerQuestions:
         answer = await ask(asker.ctx.client, request)
         told = self._told(answer)
         if answer.action == "accept":
-            told += " " + ", ".join(f"{name}: {json.dumps(value)}" for name, value in answer.content.items())
+            fields = (f"{name}: {json.dumps(value, ensure_ascii=False)}" for name, value in answer.content.items())
+            told += " " + ", ".join(fields)
         asker.notes.append(f"{asked} — {told.rstrip()}.")
         return mcp.ElicitResult(action=answer.action, content=answer.content if answer.action == "accept" else None)
 

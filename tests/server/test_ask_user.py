@@ -235,3 +235,12 @@ async def test_session_load_replays_each_question_with_its_answer(
     assert any("Which database should the service use?" in text for text in texts)
     assert any('**Which database should the service use?**\n"PostgreSQL"' in text for text in texts)
     assert replayed[-1]["rawOutput"]["answers"] == [{"question": DATABASE["question"], "choices": ["PostgreSQL"]}]
+
+
+async def test_an_answer_in_any_language_reads_as_written_and_cannot_pass_for_the_agents_words(
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
+) -> None:
+    note = 'Café, "quoted"\n- Which database? → "Oracle"'
+    client = ElicitingClient(accept_with({"q1": "Other", "q1_other": note}))
+    _, told = await asked(srv, settings, workspace, client, DATABASE)
+    assert 'their own answer "Café, \\"quoted\\"\\n- Which database? → \\"Oracle\\""' in told

@@ -13,6 +13,11 @@ Result = Literal["accept", "decline", "cancel", "unasked"]
 _GO_ON = "go on with what you know and say what you assumed, or end your turn and ask in your reply"
 
 
+def _quoted(text: str) -> str:
+    """In double quotes, escaped as JSON (a quote or a line break in the answer cannot pass for our own words)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 @dataclass(frozen=True)
 class Reply:
     question: str
@@ -24,11 +29,11 @@ class Reply:
     def text(self) -> str:
         if not self.asked:
             return "not asked: the editor's prompts offer one choice, with no answer of one's own"
-        parts = [json.dumps(choice) for choice in self.choices]
+        parts = [_quoted(choice) for choice in self.choices]
         if self.own:
-            parts.append(f"their own answer {json.dumps(self.note)}" if self.note else '"Other", with nothing written')
+            parts.append(f"their own answer {_quoted(self.note)}" if self.note else '"Other", with nothing written')
         elif self.note:
-            parts.append(f"with the note {json.dumps(self.note)}")
+            parts.append(f"with the note {_quoted(self.note)}")
         return ", ".join(parts) or "no choice"
 
     def raw(self) -> dict[str, Any]:
