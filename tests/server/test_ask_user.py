@@ -244,3 +244,16 @@ async def test_an_answer_in_any_language_reads_as_written_and_cannot_pass_for_th
     client = ElicitingClient(accept_with({"q1": "Other", "q1_other": note}))
     _, told = await asked(srv, settings, workspace, client, DATABASE)
     assert 'their own answer "Café, \\"quoted\\"\\n- Which database? → \\"Oracle\\""' in told
+
+
+async def test_by_permission_the_answers_before_a_declined_question_still_reach_the_model(
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
+) -> None:
+    second = {"question": "Which port?", "options": [{"label": "8080"}, {"label": "9000"}]}
+
+    def answer(request: PermissionRequest) -> str:
+        return "choice_2" if request.tool_call.title == DATABASE["question"] else "decline"
+
+    _, told = await asked(srv, settings, workspace, RecordingClient(answer), DATABASE, second)
+    assert 'The user answered:\n- Which database should the service use? → "SQLite"\n' in told
+    assert "Then, to the next question: The user declined to answer." in told

@@ -155,7 +155,8 @@ DECLINE = "decline"
 
 
 async def by_permission(questions: list[Question], ctx: ToolContext) -> Outcome:
-    """Each question as a permission request whose options are its choices, until one is not answered."""
+    """Each question as a permission request whose options are its choices, until one is not answered (the answers
+    before it still count)."""
     single = [question for question in questions if not question.multi_select]
     if not single:
         return Outcome("unasked", reason="the editor offers no form, and its prompts cannot take several choices")
@@ -181,9 +182,9 @@ async def by_permission(questions: list[Question], ctx: ToolContext) -> Outcome:
         try:
             outcome = await ctx.client.request_permission(ctx.session_id, shown, options)
         except ClientError as exc:
-            return Outcome("decline", problem=f"the question could not be asked: {exc.message}")
+            return Outcome("decline", replies, problem=f"the question could not be asked: {exc.message}")
         if outcome.outcome == "cancelled":
-            return Outcome("cancel")
+            return Outcome("cancel", replies)
         chosen = next(
             (number for number, option in enumerate(options[:-1]) if option.option_id == outcome.option_id), None
         )
@@ -193,6 +194,6 @@ async def by_permission(questions: list[Question], ctx: ToolContext) -> Outcome:
                 if outcome.option_id == DECLINE
                 else f"the editor chose an option never offered ({outcome.option_id!r})"
             )
-            return Outcome("decline", problem=problem)
+            return Outcome("decline", replies, problem=problem)
         replies.append(Reply(question.question, [question.options[chosen].label]))
     return Outcome("accept", replies)

@@ -53,29 +53,35 @@ class Outcome:
     reason: str | None = None  # why nobody was asked ("unasked")
 
     def for_model(self) -> str:
+        """The answers (some may come before the user stopped answering), then what became of the rest."""
+        answered = "\n".join(f"- {reply.question} → {reply.text()}" for reply in self.replies)
         if self.action == "accept":
-            lines = "\n".join(f"- {reply.question} → {reply.text()}" for reply in self.replies)
-            return f"The user answered:\n{lines}"
+            return f"The user answered:\n{answered}"
         if self.action == "unasked":
-            return f"The user cannot be asked now: {self.reason}. Do not ask again in this turn; {_GO_ON}."
-        if self.action == "cancel":
-            return f"The user dismissed the question without answering. Do not ask it again in this turn; {_GO_ON}."
-        if self.problem is not None:
-            return (
+            rest = f"The user cannot be asked now: {self.reason}. Do not ask again in this turn; {_GO_ON}."
+        elif self.action == "cancel":
+            rest = f"The user dismissed the question without answering. Do not ask it again in this turn; {_GO_ON}."
+        elif self.problem is not None:
+            rest = (
                 f"No usable answer: {self.problem}. Treat it as declined: do not ask the same again in this turn; "
                 f"{_GO_ON}."
             )
-        return f"The user declined to answer. Do not ask again in this turn; {_GO_ON}."
+        else:
+            rest = f"The user declined to answer. Do not ask again in this turn; {_GO_ON}."
+        return f"The user answered:\n{answered}\nThen, to the next question: {rest}" if self.replies else rest
 
     def shown(self) -> str:
-        """Each question with its answer (Markdown), or what happened instead."""
+        """Each question with its answer (Markdown), then what happened instead of the rest."""
+        answered = "\n\n".join(f"**{reply.question}**\n{reply.text()}" for reply in self.replies)
         if self.action == "accept":
-            return "\n\n".join(f"**{reply.question}**\n{reply.text()}" for reply in self.replies)
+            return answered
         if self.action == "unasked":
-            return f"Not asked: {self.reason}."
-        if self.action == "cancel":
-            return "Dismissed without an answer."
-        return f"Declined: {self.problem}." if self.problem else "Declined."
+            rest = f"Not asked: {self.reason}."
+        elif self.action == "cancel":
+            rest = "Dismissed without an answer."
+        else:
+            rest = f"Declined: {self.problem}." if self.problem else "Declined."
+        return f"{answered}\n\n{rest}" if self.replies else rest
 
     def result(self) -> ToolResult:
         raw: dict[str, Any] = {"action": self.action, "answers": [reply.raw() for reply in self.replies]}
