@@ -90,12 +90,9 @@ def question_form(args: AskUserArgs) -> ElicitationSchema:
             properties[choice_key(number)] = MultiSelectProperty(title=question.question, items=items, min_items=1)
         else:
             properties[choice_key(number)] = StringProperty(title=question.question, one_of=options)
-        properties[other_key(number)] = StringProperty(
-            title=f"{question.label}: your own answer, or a note"
-            if len(args.questions) > 1
-            else "Your own answer, or a note",
-            description="Optional.",
-        )
+        several = len(args.questions) > 1
+        own = f"{question.label}: your own answer, or a note" if several else "Your own answer, or a note"
+        properties[other_key(number)] = StringProperty(title=own)  # optional: not in `required`
     required = [choice_key(number) for number in range(1, len(args.questions) + 1)]
     return ElicitationSchema(properties=properties, required=required)
 
