@@ -34,6 +34,7 @@ from ..kit.ids import new_id
 
 log = logging.getLogger(__name__)
 
+MAX_OPEN_URLS = 100  # URL steps a server may leave open before the oldest is forgotten
 _TOLD = {"accept": "answered", "decline": "declined", "cancel": "dismissed without an answer"}
 
 
@@ -147,6 +148,8 @@ class ServerQuestions:
         )
         if params.elicitation_id is not None:
             self._urls[params.elicitation_id] = (asker.ctx, ours)
+            while len(self._urls) > MAX_OPEN_URLS:  # a server that never says it is done must not grow this
+                del self._urls[next(iter(self._urls))]
         answer = await ask(asker.ctx.client, request)
         if answer.action != "accept" and params.elicitation_id is not None:
             self._urls.pop(params.elicitation_id, None)
