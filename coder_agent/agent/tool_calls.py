@@ -267,7 +267,15 @@ class ToolCallRunner:
         session = self._session
         before_write = self._turn_files.before_edit if self._turn_files is not None else _nothing
         return ToolContext(
-            session.id, session.cwd, session.roots, self._client, self._files, self._emit, progress, before_write
+            session.id,
+            session.cwd,
+            session.roots,
+            self._client,
+            self._files,
+            self._emit,
+            progress,
+            before_write,
+            tool_call_id=call.acp_id,
         )
 
     async def _announce(self, call: _Call, shown: ToolCallFields) -> None:

@@ -131,6 +131,7 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
     from ..config.settings import SettingsError, warn_about_workspace_dotenv
     from ..headless.output import JsonOutput, Output, RunResult
     from ..headless.permissions import RejectUnasked, TerminalAsk
+    from ..headless.questions import TerminalQuestions
     from ..headless.render import RichOutput
     from ..headless.run import RunError, RunRequest, run_prompt
     from ..local.client import PermissionPolicy
@@ -149,10 +150,13 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
 
     interactive = not args.json and sys.stdin.isatty() and sys.stderr.isatty()
     permissions: PermissionPolicy = TerminalAsk(output, errors) if interactive else RejectUnasked(output)
+    questions = None  # with --yes nobody is there to answer either: the agent is told it cannot ask
+    if isinstance(permissions, TerminalAsk) and mode != "bypass":
+        questions = TerminalQuestions(output, errors, permissions.reader, permissions.lock)
     request = RunRequest(prompt=prompt, cwd=cwd, mode=mode, session_id=args.session, model=args.model)
     started = time.monotonic()
     try:
-        result = anyio.run(run_prompt, settings, request, output, permissions)
+        result = anyio.run(run_prompt, settings, request, output, permissions, questions)
     except RunError as exc:
         output.error(exc.message, exc.session_id)
         return EXIT_ERROR

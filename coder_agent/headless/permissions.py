@@ -89,10 +89,15 @@ class TerminalAsk:
         self._output = output
         self._console = console
         self._input = LineReader(stdin_fd)
-        self._lock = anyio.Lock()
+        self.lock = anyio.Lock()  # the terminal's: the agent's other questions (`questions.py`) take it too
+
+    @property
+    def reader(self) -> LineReader:
+        """The terminal's lines: one reader for every question, so that none reads another's answer."""
+        return self._input
 
     async def decide(self, tool_call: ToolCallFields, options: Sequence[PermissionOption]) -> PermissionOutcome:
-        async with self._lock:
+        async with self.lock:
             with self._output.paused():
                 return await self._ask(tool_call, options)
 

@@ -41,7 +41,7 @@ from ..acp.schema import (
 )
 from ..agent.sessions.live import Sessions
 from ..config.settings import Settings
-from ..local.client import LocalClient, PermissionPolicy
+from ..local.client import LocalClient, PermissionPolicy, Questions
 from ..prestart.capabilities import PROTOCOL_VERSION
 from ..server.assembly import build_agent, open_store
 from ..store.sqlite import SqliteSessionStore
@@ -140,9 +140,14 @@ def _no_capabilities(capabilities: ClientCapabilities) -> None:
 
 
 async def run_prompt(
-    settings: Settings, request: RunRequest, output: Output, permissions: PermissionPolicy
+    settings: Settings,
+    request: RunRequest,
+    output: Output,
+    permissions: PermissionPolicy,
+    questions: Questions | None = None,
 ) -> RunResult:
-    """Run one prompt turn (Ctrl-C cancels it: stop reason `cancelled`).
+    """Run one prompt turn (Ctrl-C cancels it: stop reason `cancelled`). `questions`: who answers the agent's
+    questions (a person at the terminal); None: nobody can be asked, and the agent is told so.
 
     Raises `RunError` when the agent answers with an error.
     """
@@ -164,7 +169,7 @@ async def run_prompt(
     try:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
             async with anyio.create_task_group() as background:
-                client = LocalClient(on_update, permissions, background)  # files on disk, local commands
+                client = LocalClient(on_update, permissions, background, questions)  # files on disk, local commands
                 sessions = Sessions(client, store, problem)
                 build_agent(settings, client, _no_capabilities, sessions, background, router)
                 background.start_soon(driver.watch, signals)

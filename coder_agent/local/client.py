@@ -2,7 +2,8 @@
 
 Files are the disk's (`files`), commands run as local process groups (`terminals`), which no editor shows.
 Updates go to a callback (the run's output); permission questions, which the session's mode decides to ask,
-go to a `PermissionPolicy`.
+go to a `PermissionPolicy`; the questions the agent asks the user (`elicitation/create`'s forms and URLs) to
+`Questions` when someone is there to answer them (a terminal), and are otherwise refused as unanswerable.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import anyio.abc
 from pydantic import TypeAdapter
 
 from ..acp.schema import (
+    CreateElicitationRequest,
+    CreateElicitationResponse,
+    ElicitationMode,
     PermissionOption,
     PermissionOutcome,
     SessionUpdate,
@@ -21,6 +25,7 @@ from ..acp.schema import (
     TerminalOutputResponse,
     ToolCallFields,
 )
+from ..agent.errors import ClientError
 from .files import LocalFiles
 from .terminals import LocalTerminals
 
@@ -31,16 +36,29 @@ class PermissionPolicy(Protocol):
     async def decide(self, tool_call: ToolCallFields, options: Sequence[PermissionOption]) -> PermissionOutcome: ...
 
 
+class Questions(Protocol):
+    """Someone on this machine who answers the agent's questions (a person at the terminal)."""
+
+    def modes(self) -> frozenset[ElicitationMode]: ...
+
+    async def ask(self, request: CreateElicitationRequest) -> CreateElicitationResponse: ...
+
+    async def completed(self, elicitation_id: str) -> None: ...
+
+
 class LocalClient:
     def __init__(
         self,
         on_update: Callable[[SessionUpdate], None],
         permissions: PermissionPolicy,
         tasks: anyio.abc.TaskGroup,
+        questions: Questions | None = None,
     ) -> None:
-        """`tasks` runs the terminals' output pumps; it must outlive every terminal."""
+        """`tasks` runs the terminals' output pumps; it must outlive every terminal. Without `questions`, nobody
+        can be asked anything (a run with no terminal, or with `--yes`)."""
         self._on_update = on_update
         self._permissions = permissions
+        self._questions = questions
         self._files = LocalFiles()
         self._terminals = LocalTerminals(tasks)
 
@@ -55,6 +73,21 @@ class LocalClient:
         self, session_id: str, tool_call: ToolCallFields, options: Sequence[PermissionOption]
     ) -> PermissionOutcome:
         return await self._permissions.decide(tool_call, options)
+
+    def can_ask_user(self) -> bool:
+        return self._questions is not None
+
+    def elicitation_modes(self) -> frozenset[ElicitationMode]:
+        return self._questions.modes() if self._questions is not None else frozenset()
+
+    async def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
+        if self._questions is None or request.mode not in self._questions.modes():
+            raise ClientError("nobody is at a terminal to answer")
+        return await self._questions.ask(request)
+
+    async def complete_elicitation(self, elicitation_id: str) -> None:
+        if self._questions is not None:
+            await self._questions.completed(elicitation_id)
 
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None

@@ -15,6 +15,8 @@ TERMINAL_LOGIN_ID = "terminal-login"
 TERMINAL_LOGIN_ARGS = ["login"]
 # For clients without terminal auth: the user logs in from a shell, then the agent takes the saved login.
 SAVED_LOGIN_ID = "saved-login"
+# For clients without terminal auth that render forms: `authenticate` asks for the provider and key in one.
+FORM_LOGIN_ID = "form-login"
 
 
 def terminal_auth(client_capabilities: Any) -> bool:
@@ -25,9 +27,27 @@ def terminal_auth(client_capabilities: Any) -> bool:
     return isinstance(auth, Mapping) and auth.get("terminal") is True
 
 
-def auth_methods(client_capabilities: Any) -> list[dict[str, Any]]:
-    """The login methods offered: the terminal login only to clients that can run it."""
+def form_elicitation(client_capabilities: Any) -> bool:
+    """Whether the client renders forms (`clientCapabilities.elicitation.form` present and an object)."""
+    if not isinstance(client_capabilities, Mapping):
+        return False
+    elicitation = client_capabilities.get("elicitation")
+    return isinstance(elicitation, Mapping) and isinstance(elicitation.get("form"), Mapping)
+
+
+def auth_methods(client_capabilities: Any, form_login: bool = True) -> list[dict[str, Any]]:
+    """The login methods offered: the terminal login to clients that can run it, else the form login to clients
+    that render forms (and `form_login`: not to the remote clients of `coder-agent serve`)."""
     methods: list[dict[str, Any]] = []
+    if form_login and form_elicitation(client_capabilities) and not terminal_auth(client_capabilities):
+        methods.append(
+            {
+                "id": FORM_LOGIN_ID,
+                "name": "Log in",
+                "description": "Choose a model provider and enter its API key, or point at a local server "
+                "(Ollama, llama.cpp, vLLM, LM Studio). Saved in your config folder, as `coder-agent login` does.",
+            }
+        )
     if terminal_auth(client_capabilities):
         methods.append(
             {
@@ -64,8 +84,8 @@ def initialize_result(
     what works.
 
     `image`: whether the configured model takes images; None: find the model as the settings would
-    (`settings_peek`, before they are loaded) and ask litellm's map. `logout`: whether `logout` is offered (not
-    to the remote clients of `coder-agent serve`: the saved keys are the operator's).
+    (`settings_peek`, before they are loaded) and ask litellm's map. `logout`: whether `logout` and the form
+    login are offered (not to the remote clients of `coder-agent serve`: the saved keys are the operator's).
     """
     if image is None:
         from .settings_peek import configured_model
@@ -88,5 +108,5 @@ def initialize_result(
             "auth": {"logout": {}} if logout else {},
         },
         "agentInfo": {"name": "coder-agent", "title": "Coder Agent", "version": __version__},
-        "authMethods": auth_methods(client_capabilities),
+        "authMethods": auth_methods(client_capabilities, form_login=logout),
     }

@@ -74,3 +74,49 @@ async def test_on_a_terminal_a_call_that_asks_is_asked_and_yes_runs_it(
     assert (workspace / "asked.txt").exists()
     assert "Allow" in seen.decode(errors="replace")
     assert tool_answer(srv).startswith("Exit code 0.")
+
+
+async def test_on_a_terminal_the_models_question_is_asked_and_the_answer_reaches_it(
+    srv: ScriptedModelServer, cli_env: EnvFactory, workspace: Path
+) -> None:
+    question = {
+        "question": "Which database should the service use?",
+        "options": [{"label": "PostgreSQL"}, {"label": "SQLite"}],
+    }
+    srv.enqueue(Reply.tool_calls([tool_call("ask_user", {"questions": [question]})]), Reply.text("SQLite it is."))
+    terminal, child_end = os.openpty()
+    seen = bytearray()
+    asked = anyio.Event()
+
+    async def read_terminal() -> None:
+        while True:
+            await anyio.wait_readable(terminal)
+            try:
+                seen.extend(os.read(terminal, 4096))
+            except OSError:
+                return
+            if b"2) SQLite" in seen and seen.rstrip().endswith(b">"):
+                asked.set()
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            process = await anyio.open_process(
+                [*CLI, "--prompt", "set it up"],
+                stdin=child_end,
+                stdout=subprocess.PIPE,
+                stderr=child_end,
+                env=cli_env(),
+                cwd=workspace,
+            )
+            os.close(child_end)
+            tasks.start_soon(read_terminal)
+            async with process:
+                with anyio.fail_after(RUN_TIMEOUT):
+                    await asked.wait()
+                    os.write(terminal, b"2\n\n")  # the second choice, and no note
+                    code = await process.wait()
+            tasks.cancel_scope.cancel()
+    finally:
+        os.close(terminal)
+    assert code == 0, seen.decode(errors="replace")
+    assert 'Which database should the service use? → "SQLite"' in tool_answer(srv)

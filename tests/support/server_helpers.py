@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import anyio
 from acp import PROTOCOL_VERSION, text_block
-from acp.schema import AvailableCommandsUpdate, ClientCapabilities, McpServerStdio
+from acp.schema import AvailableCommandsUpdate, McpServerStdio
 
 from coder_agent.config.settings import Settings
 from tests.support.driving import tool_calls, updates
@@ -58,13 +58,11 @@ async def session(
 ) -> AsyncIterator[Run]:
     """A new session in `workspace`: `editor` serves fs and terminal, `bare` offers nothing."""
     async with anyio.create_task_group() as tg:
-        capabilities: ClientCapabilities | None = None
         if client is None and profile == "editor":
             client = EditorClient(tg, permission)
         elif client is None:
             client = RecordingClient(permission)
-        if isinstance(client, EditorClient):
-            capabilities = EditorClient.capabilities
+        capabilities = getattr(client, "capabilities", None)  # an editor's, or an eliciting client's
         async with inproc_agent(settings, client) as agent:
             with anyio.fail_after(20):
                 await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)

@@ -108,6 +108,8 @@ class ToolContext:
     progress: Callable[[list[ToolCallContent]], Awaitable[None]]
     # About to write `path` (old text -> new text; None: absent): the turn's checkpoint keeps the old first.
     before_write: Callable[[str, str | None, str | None], None] = lambda path, old, new: None
+    # The running call's id, as the editor knows it: a question asked during the call is tied to it.
+    tool_call_id: str = ""
 
     def resolve(self, path: str) -> str:
         """An absolute, normalised path; relative paths are taken from the session's cwd."""
