@@ -11,6 +11,7 @@ from ..ids import new_id as new_id  # the ids of everything a session makes
 from ..llm.messages import ChatMessage, SystemMessage
 from .checkpoints import Checkpoints
 from .lasting_rules import RuleBook
+from .notes import Note
 from .permissions import DEFAULT_MODE, PermissionRules
 from .prompts import system_text
 from .tool_source import ToolSource
@@ -71,7 +72,7 @@ class Session:
     tool_source: ToolSource | None = None  # the session's MCP servers, say
     last_turn: LastTurn | None = None
     checkpoints: Checkpoints | None = None  # its turns' files, kept for undo
-    notes: list[str] = field(default_factory=list)  # for the model, with the next prompt (what was undone ...)
+    notes: list[Note] = field(default_factory=list)  # for the model, with the next prompt sent it (`notes.py`)
     deleted: bool = False
     # Tokens in context at the last model call (its usage), which saw `history[:context_mark]`; None: not measured
     context_tokens: int = 0
