@@ -157,6 +157,9 @@ def cmd_delete(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO)
             continue
         store.delete(session_id)
         out.write(f"Deleted {session_id}\n")
+    from .agent.snapshot_upkeep import prune
+
+    prune(store.path.parent, store.roots())  # the snapshots of folders no session names any more
     return code
 
 

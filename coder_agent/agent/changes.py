@@ -29,7 +29,8 @@ import anyio
 from .file_content import ABSENT, Content, link_content, too_large
 from .shadow_repo import ShadowError
 from .snapshot_diff import differences, read_blobs, sides
-from .snapshots import Side, Snapshot, repo_of, snapshot
+from .snapshot_upkeep import pin, unpin
+from .snapshots import Side, Snapshot, repo_of, snapshot, warm
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,12 @@ def _home(home: Path | None) -> Path:
     return _temporary
 
 
+def warm_up(roots: Sequence[str], home: Path | None) -> None:
+    """Start each root's first snapshot of this process, while the model thinks (`snapshots.warm`)."""
+    for root in roots:
+        warm(_home(home), root)
+
+
 def _kind(before: Side, after: Side) -> Kind:
     return "created" if before.state == "absent" else "deleted" if after.state == "absent" else "modified"
 
@@ -72,6 +79,7 @@ class Watch:
         self.home = _home(home)
         self.before: dict[str, Snapshot] = {}
         self.after: dict[str, Snapshot] = {}
+        self._pins: dict[str, int | None] = {}
         self.problems: dict[str, str] = {}  # root -> why what changed there could not be seen
 
     async def _snapshot(self, root: str) -> Snapshot | None:
@@ -84,11 +92,20 @@ class Watch:
             return None
 
     async def start(self) -> None:
+        """Snapshot each root, pinned until `close` (its objects are not collected meanwhile)."""
         self.before = {}
         for root in self._roots:
+            if root not in self._pins:
+                self._pins[root] = await anyio.to_thread.run_sync(pin, repo_of(self.home, root))
             taken = await self._snapshot(root)
             if taken is not None:
                 self.before[root] = taken
+
+    def close(self) -> None:
+        """Let the roots' shadows be collected again (once what changed was read)."""
+        for fd in self._pins.values():
+            unpin(fd)
+        self._pins = {}
 
     async def changes(self) -> list[Seen]:
         """What changed since `start()`, in path order per root."""

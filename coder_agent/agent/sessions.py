@@ -6,6 +6,7 @@ import logging
 from collections.abc import Sequence
 from functools import partial
 
+import anyio
 from pydantic import TypeAdapter, ValidationError
 
 from ..llm.messages import ChatMessage
@@ -289,6 +290,22 @@ class Sessions:
                 self._store.delete(session_id)
         finally:
             self._release(session_id, forget=True)
+        await anyio.to_thread.run_sync(self._prune_snapshots)
+
+    def _prune_snapshots(self) -> None:
+        """The snapshots of roots no saved or live session names go with the last session that did."""
+        from .snapshot_upkeep import prune
+
+        checkpoints = self._checkpoint_store()
+        roots = getattr(self._store, "roots", None)
+        if checkpoints is None or roots is None:
+            return
+        try:
+            in_use = set(roots()) | {root for session in self.live.values() for root in session.roots}
+        except StoreError as exc:
+            log.warning("snapshots not pruned: %s", exc)
+            return
+        prune(checkpoints.home, in_use)
 
     def cancel_turns(self) -> None:
         """Cancel every turn running, as `session/cancel` does (the client is gone)."""

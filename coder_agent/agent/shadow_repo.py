@@ -164,8 +164,9 @@ class ShadowRepo:
         return done.stdout
 
     @contextlib.contextmanager
-    def locked(self, wait: float = LOCK_WAIT) -> Iterator[None]:
-        """Hold the shadow for one pass (made and set up first): across threads and processes."""
+    def locked(self, wait: float = LOCK_WAIT, prepare: bool = True) -> Iterator[None]:
+        """Hold the shadow for one pass (made and set up first, unless not `prepare`): across threads and
+        processes."""
         private_folder(self.git_dir)
         fd = open_private(self.git_dir / "coder-agent.lock", os.O_RDWR)
         try:
@@ -178,7 +179,8 @@ class ShadowRepo:
                     if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
                         raise ShadowError(f"the snapshot folder {self.git_dir} stayed busy") from None
                     time.sleep(0.02)  # a worker thread: another process's pass takes a few ms
-            self._prepare()
+            if prepare:
+                self._prepare()
             yield
         finally:
             os.close(fd)

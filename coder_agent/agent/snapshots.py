@@ -38,6 +38,7 @@ MAX_FILES = 200_000  # files in one root; past this, it is not snapshotted (said
 MAX_NAMED = 2_000  # paths named by events; past this, git is asked what changed instead
 BULK_ADDS = 256  # files hashed in one pass past this go straight into one pack, not a file each
 USER_TRACKED_TIMEOUT = 10.0
+MAX_ROOTS = 64  # roots this process remembers the last snapshot of
 
 State = Literal["absent", "file", "link", "big", "unread"]
 
@@ -114,6 +115,8 @@ def _root_state(home: Path, root: str) -> _Root:
         if state is None or state.repo.top != top or state.repo.root != real:
             repo = ShadowRepo(shadow_folder(home, real), real, top, excluded(home, real, top))
             state = _roots[(home, root)] = _Root(repo)
+            while len(_roots) > MAX_ROOTS:  # the oldest is let go (its next snapshot is a pass from scratch)
+                _roots.pop(next(iter(_roots)))
         return state
 
 
@@ -150,6 +153,22 @@ def snapshot(home: Path, root: str) -> Snapshot:
         PASSES[kind] += 1
         state.last, state.watched, state.generation = taken, watched, generation
         return taken
+
+
+def warm(home: Path, root: str) -> None:
+    """Take the root's first snapshot of this process in the background (a daemon thread), so the first command
+    of a turn finds it made: on a large tree that first pass hashes what changed since the last process's."""
+    state = _root_state(home, root)
+    if state.last is not None or state.lock.locked():
+        return
+
+    def take() -> None:
+        try:
+            snapshot(home, root)
+        except (ShadowError, OSError) as exc:
+            log.info("no snapshot of %s ahead of its first command: %s", root, exc)
+
+    threading.Thread(target=take, name="snapshot-warm-up", daemon=True).start()
 
 
 def _relative(root: str, paths: Iterable[str]) -> list[str]:

@@ -10,16 +10,18 @@ import os
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import anyio
 
 from ..acp.schema import DiffContent, ToolCallContent, ToolCallLocation
 from ..untrusted import is_inside
-from .changes import Kind, Seen, Watch, content_of
+from .changes import Kind, Seen, Watch, content_of, warm_up
 from .checkpoints import Changed, Checkpoints, Read, summary_text
 from .file_content import ABSENT, MAX_TAKEN_BYTES, TOO_LARGE, Content, of_bytes, size_text, take
 from .files import Files, looks_binary
-from .snapshots import Side
+from .snapshot_upkeep import maintain
+from .snapshots import Side, repo_of
 from .tools.base import text_content
 
 log = logging.getLogger(__name__)
@@ -85,13 +87,16 @@ class TurnFiles:
         self._taken = 0  # bytes of changed files held this turn
         self._foreign: set[str] = set()  # files someone else changed since the turn's last change to them
         self._checked: dict[str, object] = {}  # root -> the snapshot last checked for such changes
+        self._snapshotted: dict[str, Path] = {}  # roots snapshotted this turn, and where their shadows are
         self.problems: dict[str, str] = {}  # root -> why the turn's changes there could not all be seen
 
     def begin(self, messages_before: int, compactions: int = 0) -> None:
         self._checkpoints.begin_turn(messages_before, compactions)
+        warm_up(self._roots, self._checkpoints.home)
         self._taken = 0
         self._foreign = set()
         self._checked = {}
+        self._snapshotted = {}
         self.problems = {}
         self.conversation = False  # set once the model is asked: a command alone is not a turn to rewind
 
@@ -143,17 +148,21 @@ class TurnFiles:
     async def seen_by(self, watch: Watch) -> list[CommandChange]:
         """What changed since `watch` started, each kept in the turn's checkpoint first."""
         found: list[CommandChange] = []
-        seen_all = await watch.changes()
-        self.problems.update(watch.problems)
-        for root in dict.fromkeys(seen.root for seen in seen_all):
-            mine = [seen for seen in seen_all if seen.root == root]
-            # The turn's own earlier state of a file it changed already is what it left; others come from the
-            # snapshot, read within the turn's budget.
-            wanted = [seen.before for seen in mine if self._checkpoints.left(seen.path) is None]
-            cap, past_cap = self._cap()
-            blobs = await watch.contents(root, wanted, cap, max(MAX_TURN_BYTES - self._taken, 0))
-            for seen in mine:
-                found.append(await self._seen(seen, blobs, past_cap))
+        try:
+            seen_all = await watch.changes()
+            self.problems.update(watch.problems)
+            for root in dict.fromkeys(seen.root for seen in seen_all):
+                mine = [seen for seen in seen_all if seen.root == root]
+                # The turn's own earlier state of a file it changed already is what it left; others come from
+                # the snapshot, read within the turn's budget.
+                wanted = [seen.before for seen in mine if self._checkpoints.left(seen.path) is None]
+                cap, past_cap = self._cap()
+                blobs = await watch.contents(root, wanted, cap, max(MAX_TURN_BYTES - self._taken, 0))
+                for seen in mine:
+                    found.append(await self._seen(seen, blobs, past_cap))
+        finally:
+            watch.close()
+        self._snapshotted.update((root, watch.home) for root in watch.after)
         # What this command left is what the snapshot after it holds: the next command's, when nothing happened
         # in between, needs no check.
         self._checked.update(watch.after)
@@ -174,8 +183,12 @@ class TurnFiles:
         return CommandChange(seen.path, seen.kind, before, after)
 
     async def end(self) -> list[Changed]:
-        # one file at a time, let go once counted: past `MAX_TURN_BYTES` too
-        return await self._checkpoints.end_turn(self._read)
+        """The turn's summary (files read one at a time, let go once counted: past `MAX_TURN_BYTES` too); then the
+        shadows of the roots it snapshotted are collected if they piled up objects."""
+        changed = await self._checkpoints.end_turn(self._read)
+        for root, home in self._snapshotted.items():
+            await anyio.to_thread.run_sync(maintain, repo_of(home, root), abandon_on_cancel=True)
+        return changed
 
     def _cap(self) -> tuple[int, str]:
         """How much of the next file may be read, and what to say of one past it."""
