@@ -36,7 +36,7 @@ def size(folder: Path) -> int:
 def tree(tmp_path: Path) -> Path:
     root = tmp_path / "tree"
     root.mkdir()
-    sh(root, "for i in $(seq 200); do printf \"$i\\n\" > f$i.txt; done")
+    sh(root, 'for i in $(seq 200); do printf "$i\\n" > f$i.txt; done')
     return root
 
 
@@ -49,7 +49,7 @@ async def test_a_shadow_that_piled_up_objects_is_collected_unless_a_command_is_r
 ) -> None:
     home = tmp_path / "home"
     for round_ in range(7):  # 200 files changed each time: 200 loose objects a snapshot
-        sh(tree, f"for i in $(seq 200); do printf \"$i {round_}\\n\" > f$i.txt; done")
+        sh(tree, f'for i in $(seq 200); do printf "$i {round_}\\n" > f$i.txt; done')
         await snapshot(home, tree)
     repo = snapshots.repo_of(home, str(tree))
     loose, _ = repo.count_objects()

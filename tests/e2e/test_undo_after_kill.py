@@ -85,8 +85,9 @@ async def test_sessions_undo_from_a_shell_after_a_kill_puts_every_file_back(
     env = agent_env(CODER_AGENT_DEFAULT_MODE="bypass")
     session_id = await killed_while_thinking(srv, env, workspace)
     cli = [sys.executable, "-m", "coder_agent", "sessions", "undo", session_id]
+    environment = {**os.environ, **env}
     done = await anyio.to_thread.run_sync(
-        lambda: subprocess.run(cli, env={**os.environ, **env}, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+        lambda: subprocess.run(cli, env=environment, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     )
     assert done.returncode == 0, done.stderr
     assert f"restored  {workspace / 'notes.txt'}" in done.stdout

@@ -224,9 +224,7 @@ async def test_after_a_load_in_another_folder_undo_refuses_the_files_of_the_firs
         assert await run.prompt("change it") == "end_turn"
     async with session(profile, settings, elsewhere, load=run.session_id) as loaded:
         assert await loaded.prompt("/undo") == "end_turn"
-        assert said(loaded) == (
-            f"  left {a}: it is outside the session's folders now ({elsewhere}): not touched"
-        )
+        assert said(loaded) == (f"  left {a}: it is outside the session's folders now ({elsewhere}): not touched")
     assert a.read_text() == "v2\n"
     async with session(profile, settings, workspace, load=run.session_id) as back:
         assert await back.prompt("/undo") == "end_turn"
