@@ -131,6 +131,7 @@ class ShadowRepo:
     root: str
     top: str
     excluded: Sequence[str] = ()  # extra ignore patterns (folders never worth keeping, the data folder itself)
+    written: int = 0  # objects this process may have written since the shadow's objects were last counted
 
     @property
     def prefix(self) -> str:
@@ -138,16 +139,20 @@ class ShadowRepo:
         relative = os.path.relpath(self.root, self.top)
         return "" if relative == "." else relative.replace(os.sep, "/") + "/"
 
+    def command(self, *args: str, config: Sequence[str] = ()) -> list[str]:
+        """The command line of `git ARGS` on the shadow (with `-c` `config`), to run in `root`."""
+        command = ["git", f"--git-dir={self.git_dir}", f"--work-tree={self.top}"]
+        for item in ("core.hooksPath=/dev/null", "core.fsmonitor=false", *config):
+            command += ["-c", item]
+        return [*command, *args]
+
     def run(
         self, *args: str, stdin: bytes | None = None, config: Sequence[str] = (), timeout: float = GIT_TIMEOUT
     ) -> bytes:
         """`git ARGS` on the shadow (with `-c` `config`); its stdout. Raises `ShadowError`."""
-        command = ["git", f"--git-dir={self.git_dir}", f"--work-tree={self.top}"]
-        for item in ("core.hooksPath=/dev/null", "core.fsmonitor=false", *config):
-            command += ["-c", item]
         try:
             done = subprocess.run(
-                [*command, *args],
+                self.command(*args, config=config),
                 cwd=self.root,
                 input=stdin if stdin is not None else b"",
                 capture_output=True,

@@ -7,9 +7,11 @@ read from the shadow only once its size is known to be within the cap. Blocking:
 
 from __future__ import annotations
 
+import subprocess
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 
-from .shadow_repo import ShadowRepo
+from .shadow_repo import GIT_TIMEOUT, ShadowError, ShadowRepo, git_environment
 from .snapshots import ABSENT_SIDE, Difference, Side, Snapshot, default_mode
 
 GITLINK = "160000"
@@ -96,31 +98,52 @@ def sides(repo: ShadowRepo, snapshot: Snapshot, rels: Sequence[str]) -> dict[str
 
 
 def read_blobs(repo: ShadowRepo, oids: Sequence[str], cap: int, budget: int | None = None) -> dict[str, bytes | int]:
-    """Each blob's bytes when at most `cap` and, in order, all of them within `budget`; else its size."""
+    """Each blob's bytes when at most `cap` and, in order, all of them within `budget`; else its size.
+
+    One `git cat-file --batch`, asked one object at a time: its size comes first, and one past what may be read
+    is not read (its process is stopped; a new one reads on). A snapshot holds no file past the cap, but a file
+    that grew while git read it could be one.
+    """
     wanted = list(dict.fromkeys(oids))
-    if not wanted:
-        return {}
-    sizes: dict[str, int] = {}
-    checked = repo.run(
-        "cat-file", "--batch-check=%(objectname) %(objectsize)", stdin="".join(f"{o}\n" for o in wanted).encode()
-    )
-    for line in checked.decode("ascii", "replace").splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit():
-            sizes[parts[0]] = int(parts[1])
-    found: dict[str, bytes | int] = dict(sizes)
-    small: list[str] = []
+    found: dict[str, bytes | int] = {}
     left = cap * len(wanted) if budget is None else budget
-    for oid in wanted:
-        if oid in sizes and sizes[oid] <= min(cap, left):
-            small.append(oid)
-            left -= sizes[oid]
-    if small:
-        output = repo.run("cat-file", "--batch", stdin="".join(f"{o}\n" for o in small).encode())
-        at = 0
-        for oid in small:
-            end = output.index(b"\n", at)
-            size = int(output[at:end].split()[2])
-            found[oid] = output[end + 1 : end + 1 + size]
-            at = end + 1 + size + 1
+    while wanted:
+        left = _read_some(repo, wanted, cap, left, found)
     return found
+
+
+def _read_some(repo: ShadowRepo, wanted: list[str], cap: int, left: int, found: dict[str, bytes | int]) -> int:
+    """Read blobs off the front of `wanted` (taking them off) until one must not be read; the budget left."""
+    process = subprocess.Popen(
+        repo.command("cat-file", "--batch"),
+        cwd=repo.root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=git_environment(),
+    )
+    timer = threading.Timer(GIT_TIMEOUT, process.kill)  # a git that hangs is stopped: what is read so far stands
+    timer.start()
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        while wanted:
+            oid = wanted.pop(0)
+            process.stdin.write(f"{oid}\n".encode())
+            process.stdin.flush()
+            header = process.stdout.readline().split()
+            if len(header) != 3 or not header[2].isdigit():
+                continue  # missing: nothing to read
+            size = int(header[2])
+            if size > min(cap, left):
+                found[oid] = size
+                return left  # not read: this process is stopped, the rest read by a new one
+            found[oid] = process.stdout.read(size)
+            process.stdout.read(1)  # the newline after it
+            left -= size
+        return left
+    except OSError as exc:
+        raise ShadowError(f"git cat-file: {exc}") from None
+    finally:
+        timer.cancel()
+        process.kill()
+        process.wait()

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 MAX_LOOSE = 1000  # loose objects in a shadow past which it is collected (a command's few files make a few each)
 MAX_PACKS = 16
+CHECK_AFTER = 100  # objects written by this process before the shadow's objects are counted again
 GC_TIMEOUT = 300.0
 
 
@@ -52,13 +53,14 @@ def unpin(fd: int | None) -> None:
 
 def maintain(repo: ShadowRepo) -> bool:
     """Collect the shadow when it has piled up objects and no command anywhere holds it; whether it did."""
-    if not repo.git_dir.is_dir():
-        return False
+    if not repo.git_dir.is_dir() or repo.written < CHECK_AFTER:
+        return False  # too few objects written here since the last count for a count to be worth a git call
     try:
         loose, packs = repo.count_objects()
     except ShadowError:
         return False
     if loose <= MAX_LOOSE and packs <= MAX_PACKS:
+        repo.written = 0
         return False
     fd = open_private(repo.git_dir / "pins", os.O_RDWR)
     try:
@@ -70,6 +72,7 @@ def maintain(repo: ShadowRepo) -> bool:
             raise
         with repo.locked():
             repo.run("gc", "--quiet", "--prune=now", timeout=GC_TIMEOUT)
+        repo.written = 0
         log.info("collected the snapshots of %s (%d loose objects, %d packs)", repo.root, loose, packs)
         return True
     except ShadowError as exc:

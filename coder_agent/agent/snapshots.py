@@ -300,6 +300,7 @@ class _Pass:
                 elif kind != "gone":
                     unread[rel] = kind
         self._update(add, remove)
+        self.repo.written += len(add) + 1  # at most a blob each, and the trees above them
         tree = self._tree()
         return Snapshot(self.root, tree, modes, big, unread, frozenset(folders))
 
