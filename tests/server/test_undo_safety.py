@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
+from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import AgentMessageChunk, ToolCallStart
 
 from coder_agent.scripted.script import Reply, ToolCallStep
@@ -21,6 +22,7 @@ from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
 from coder_agent.sessions_cli import main as sessions_main
 from coder_agent.settings import Settings
 from tests.server.helpers import PROFILES, Profile, Run, session
+from tests.support.inproc import inproc_agent
 
 pytestmark = pytest.mark.anyio
 
@@ -251,3 +253,18 @@ async def test_sessions_undo_refuses_a_session_live_in_an_agent_and_works_once_i
     async with session("bare", settings, workspace, load=run.session_id) as loaded:
         assert await loaded.prompt("what now?") == "end_turn"
     assert "The user undid the file changes" in json.dumps(srv.requests[-1].body["messages"][-1])
+
+
+async def test_a_session_live_in_one_agent_is_not_loaded_by_another_until_it_lets_go(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """Two agents on one store (two editors): the second would save over the first's notes and undo under it."""
+    srv.enqueue(Reply.text("hello"))
+    async with session("bare", settings, workspace) as first:
+        assert await first.prompt("hi") == "end_turn"
+        async with inproc_agent(settings) as other:
+            await other.conn.initialize(protocol_version=PROTOCOL_VERSION)
+            with pytest.raises(RequestError, match="is open in another agent process"):
+                await other.conn.load_session(session_id=first.session_id, cwd=str(workspace), mcp_servers=[])
+    async with session("bare", settings, workspace, load=first.session_id) as second:
+        assert second.session_id == first.session_id
