@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 
 from .shadow_repo import GIT_TIMEOUT, ShadowError, ShadowRepo, git_environment
-from .snapshots import ABSENT_SIDE, Difference, Side, Snapshot, default_mode
+from .snapshots import ABSENT_SIDE, Difference, Side, Snapshot
 
 GITLINK = "160000"
 LINK = "120000"
@@ -23,7 +23,7 @@ def side(snapshot: Snapshot, rel: str, git_mode: str, oid: str | None) -> Side:
     if git_mode == LINK:
         return Side("link", oid)
     if git_mode in ("100644", "100755") and oid is not None:
-        return Side("file", oid, snapshot.modes.get(rel, default_mode(git_mode == "100755")))
+        return Side("file", oid, snapshot.mode_of(rel, git_mode == "100755"))
     if rel in snapshot.big:
         size, stamp = snapshot.big[rel]
         return Side("big", size=size, stamp=stamp)

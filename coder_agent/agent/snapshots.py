@@ -8,9 +8,10 @@ can be trusted: no event since the last snapshot, no pass at all; events, a pass
 otherwise (the first pass of this process, a `.gitignore` changed, no watch) git lists what changed itself.
 
 What a git tree cannot hold is kept beside it, for the paths where it matters: exact modes where they are not
-git's 644 or 755 (a 600 secret, a 664 file), the files past `MAX_FILE_BYTES` (never hashed: their size and
-time stand for them), the files that could not be read. Folders that are repositories of their own are not
-added (their own git keeps them); neither are pipes, sockets and devices. Blocking: run it in a worker thread.
+those most of the tree's plain and executable files have (644 and 755, or 664 and 775 under a umask of 002: a
+600 secret, a 700 script), the files past `MAX_FILE_BYTES` (never hashed: their size and time stand for them),
+the files that could not be read. Folders that are repositories of their own are not added (their own git keeps
+them); neither are pipes, sockets and devices. Blocking: run it in a worker thread.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import logging
 import os
 import stat
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +31,7 @@ from . import fs_events
 from .file_content import MAX_TAKEN_BYTES
 from .git_calls import run_now
 from .ignore import DEFAULT_SKIP
-from .shadow_repo import EMPTY_TREE, ShadowError, ShadowRepo, shadow_folder, top_of
+from .shadow_repo import EMPTY_TREE, GIT_TIMEOUT, ShadowError, ShadowRepo, shadow_folder, top_of
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +41,13 @@ MAX_NAMED = 2_000  # paths named by events; past this, git is asked what changed
 BULK_ADDS = 256  # files hashed in one pass past this go straight into one pack, not a file each
 USER_TRACKED_TIMEOUT = 10.0
 MAX_ROOTS = 64  # roots this process remembers the last snapshot of
+RETRY_AFTER = 60.0  # seconds a root whose pass failed is not passed over again
+HASH_TIME = 0.005  # seconds a file may take to hash on a loaded machine: the bound of a pass that hashes many
 
 State = Literal["absent", "file", "link", "big", "unread"]
 
 
-def default_mode(executable: bool) -> int:
-    return 0o755 if executable else 0o644
+DEFAULT_MODES = (0o644, 0o755)  # (plain, executable) until a first pass finds what most of a tree's files have
 
 
 @dataclass(frozen=True)
@@ -53,10 +56,17 @@ class Snapshot:
 
     root: str  # as the session names it
     tree: str  # the git tree of the root's files
-    modes: Mapping[str, int] = field(default_factory=dict)  # permission bits where not git's 644 / 755
+    modes: Mapping[str, int] = field(default_factory=dict)  # permission bits where not `defaults`
     big: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # past the cap: (size, mtime_ns)
     unread: Mapping[str, str] = field(default_factory=dict)  # could not be read: why
     nested: frozenset[str] = frozenset()  # folders that are repositories of their own
+    # The modes most plain and executable files have (644 and 755, or 664 and 775 under a umask of 002): `modes`
+    # holds the others alone, so a pass never copies a map of every file
+    defaults: tuple[int, int] = DEFAULT_MODES
+
+    def mode_of(self, rel: str, executable: bool) -> int:
+        """The permission bits of the file `rel`, whose tree entry says whether it is executable."""
+        return self.modes.get(rel, self.defaults[executable])
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,7 @@ class _Root:
         self.last: Snapshot | None = None
         self.watched: fs_events.RootEvents | None = None
         self.generation = -1
+        self.failed: tuple[float, str] | None = None  # when and why the last pass failed
 
 
 _roots: dict[tuple[Path, str], _Root] = {}
@@ -129,30 +140,48 @@ def snapshot(home: Path, root: str) -> Snapshot:
     `ShadowError` (git failed, the root is too large); blocking."""
     state = _root_state(home, root)
     with state.lock:
-        watched = fs_events.events(root)
-        generation = watched.generation if watched is not None else -1
-        last = state.last if state.watched is watched else None
-        named: frozenset[str] | None = None
-        complete = last is None
-        if last is not None and watched is not None:
-            if state.generation == generation:
-                return last
-            since = watched.since(state.generation)
-            if since is None or since[1]:
-                complete = True
-            else:
-                named = frozenset(_relative(root, since[0]))
-        with state.repo.locked():
-            pass_ = _Pass(state.repo, root, last)
-            if last is None or complete:
-                kind, taken = "complete", pass_.complete()
-            elif named is not None and len(named) <= MAX_NAMED:
-                kind, taken = "named", pass_.named(named) if named else last
-            else:
-                kind, taken = "changed", pass_.changed()
-        PASSES[kind] += 1
-        state.last, state.watched, state.generation = taken, watched, generation
+        if state.failed is not None and time.monotonic() - state.failed[0] < RETRY_AFTER:
+            raise ShadowError(state.failed[1])  # not again at every command: a tree too large stays so
+        try:
+            taken = _taken(state, root)
+        except ShadowError as exc:
+            state.failed = (time.monotonic(), str(exc))
+            raise
+        state.failed = None
         return taken
+
+
+def _taken(state: _Root, root: str) -> Snapshot:
+    """`snapshot`, under the root's lock."""
+    if not os.path.isdir(root):
+        raise ShadowError(f"{root} is not a folder")
+    watched = fs_events.events(root)
+    generation = watched.generation if watched is not None else -1
+    last = state.last if state.watched is watched else None
+    named: frozenset[str] | None = None
+    complete = last is None
+    if last is not None and watched is not None:
+        if state.generation == generation:
+            return last
+        since = watched.since(state.generation)
+        if since is None or since[1]:
+            complete = True
+        else:
+            named = frozenset(_relative(root, since[0]))
+    with state.repo.locked():
+        # The defaults stay those of the process's first pass, even past a pass from scratch: two snapshots
+        # compared with different defaults would differ in every file's entry of `modes`
+        defaults = state.last.defaults if state.last is not None else None
+        pass_ = _Pass(state.repo, root, last, defaults)
+        if last is None or complete:
+            kind, taken = "complete", pass_.complete()
+        elif named is not None and len(named) <= MAX_NAMED:
+            kind, taken = "named", pass_.named(named) if named else last
+        else:
+            kind, taken = "changed", pass_.changed()
+    PASSES[kind] += 1
+    state.last, state.watched, state.generation = taken, watched, generation
+    return taken
 
 
 def warm(home: Path, root: str) -> None:
@@ -185,10 +214,11 @@ def forget(home: Path, root: str) -> None:
 class _Pass:
     """One pass over a root, under its shadow's lock."""
 
-    def __init__(self, repo: ShadowRepo, root: str, last: Snapshot | None) -> None:
+    def __init__(self, repo: ShadowRepo, root: str, last: Snapshot | None, defaults: tuple[int, int] | None) -> None:
         self.repo = repo
         self.root = root
         self.last = last
+        self.defaults = defaults
 
     def _list(self, *options: str, paths: Sequence[str] = ()) -> list[str]:
         output = self.repo.run("ls-files", "-z", *options, "--exclude-standard", *(["--", *paths] if paths else []))
@@ -203,7 +233,8 @@ class _Pass:
         kept = set(forced)
         hidden = [rel for rel in self._list("-c", "-i") if rel not in kept]  # kept before, ignored now
         gone = set(hidden)
-        return self._apply([rel for rel in [*listed, *forced] if rel not in gone], hidden, {}, {}, {}, frozenset())
+        candidates = [rel for rel in [*listed, *forced] if rel not in gone]
+        return self._apply(candidates, hidden, {}, {}, {}, frozenset())
 
     def named(self, named: frozenset[str]) -> Snapshot:
         """The paths events named (files, or folders made or removed), and what the last snapshot kept apart
@@ -247,7 +278,7 @@ class _Pass:
             except OSError:
                 continue  # gone: git lists it as deleted
             mode = stat.S_IMODE(info.st_mode)
-            if stat.S_ISREG(info.st_mode) and mode != last.modes.get(rel, default_mode(meta.startswith("100755"))):
+            if stat.S_ISREG(info.st_mode) and mode != last.mode_of(rel, meta.startswith("100755")):
                 changed.append(rel)
         return changed
 
@@ -273,6 +304,7 @@ class _Pass:
         add: list[str] = []
         remove: list[str] = list(removed)
         folders = set(nested)
+        seen_modes: dict[str, int] = {}
         for rel in candidates:
             if rel.endswith("/"):  # a repository of its own (git lists it as a folder)
                 folders.add(rel)
@@ -289,9 +321,7 @@ class _Pass:
                 add.append(rel)
                 assert info is not None
                 if not stat.S_ISLNK(info.st_mode):
-                    mode = stat.S_IMODE(info.st_mode)
-                    if mode != default_mode(bool(mode & stat.S_IXUSR)):
-                        modes[rel] = mode
+                    seen_modes[rel] = stat.S_IMODE(info.st_mode)
             else:
                 remove.append(rel)
                 if kind == "big":
@@ -299,10 +329,14 @@ class _Pass:
                     big[rel] = (info.st_size, info.st_mtime_ns)
                 elif kind != "gone":
                     unread[rel] = kind
+        defaults = self.defaults if self.defaults is not None else _most_common(seen_modes.values())
+        for rel, mode in seen_modes.items():
+            if mode != defaults[bool(mode & stat.S_IXUSR)]:
+                modes[rel] = mode
         self._update(add, remove)
         self.repo.written += len(add) + 1  # at most a blob each, and the trees above them
         tree = self._tree()
-        return Snapshot(self.root, tree, modes, big, unread, frozenset(folders))
+        return Snapshot(self.root, tree, modes, big, unread, frozenset(folders), defaults)
 
     def _update(self, add: list[str], remove: list[str]) -> None:
         if remove:
@@ -311,10 +345,10 @@ class _Pass:
             # Many files at once (a first pass): their objects go into one pack as they are hashed, instead of
             # a file each (10,000 small files: 40 MB of loose objects, and seconds of writing them).
             bulk = ("core.bigFileThreshold=1",) if len(add) > BULK_ADDS else ()
+            timeout = max(GIT_TIMEOUT, len(add) * HASH_TIME)  # a first pass hashes every file
+            options = ("-z", "--add", "--remove", "--replace", "--stdin")
             try:
-                self.repo.run(
-                    "update-index", "-z", "--add", "--remove", "--replace", "--stdin", stdin=_z(add), config=bulk
-                )
+                self.repo.run("update-index", *options, stdin=_z(add), config=bulk, timeout=timeout)
                 return
             except ShadowError as exc:
                 failed = _failed_path(str(exc), add)
@@ -331,6 +365,18 @@ class _Pass:
             if "not found" in str(exc):  # nothing kept under the root
                 return EMPTY_TREE
             raise
+
+
+def _most_common(modes: Iterable[int]) -> tuple[int, int]:
+    """The modes most plain and most executable files have (644 and 755 when there are none)."""
+    plain: Counter[int] = Counter()
+    executable: Counter[int] = Counter()
+    for mode in modes:
+        (executable if mode & stat.S_IXUSR else plain)[mode] += 1
+    return (
+        plain.most_common(1)[0][0] if plain else DEFAULT_MODES[0],
+        executable.most_common(1)[0][0] if executable else DEFAULT_MODES[1],
+    )
 
 
 def _look(path: str) -> tuple[str, os.stat_result | None]:
