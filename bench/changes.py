@@ -24,9 +24,9 @@ from pathlib import Path
 
 import anyio
 
-from coder_agent.agent import fs_events
-from coder_agent.agent.changes import Watch
-from coder_agent.agent.git import git_output
+from coder_agent.agent.workspace import fs_events
+from coder_agent.agent.workspace.changes import Watch
+from coder_agent.agent.workspace.git import git_output
 
 
 def make_tree(root: str, files: int, git: bool) -> None:

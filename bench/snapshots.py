@@ -27,9 +27,9 @@ from pathlib import Path
 import anyio
 import client  # bench/client.py: this checkout first on sys.path, and the agent process it starts
 
-from coder_agent.agent import fs_events, snapshot_upkeep, snapshots
-from coder_agent.agent.changes import Watch
-from coder_agent.agent.snapshots import MAX_FILE_BYTES
+from coder_agent.agent.workspace import fs_events, snapshot_upkeep, snapshots
+from coder_agent.agent.workspace.changes import Watch
+from coder_agent.agent.workspace.snapshots import MAX_FILE_BYTES
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 

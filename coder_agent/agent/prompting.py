@@ -15,26 +15,26 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
+from ..kit.unicode import scrub
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
-from ..unicode import scrub
 from .activity import Activity
 from .client import META_KEY, Client
 from .commands import Commands, CommandServices
-from .compactor import Compactor
+from .compaction.compactor import Compactor
+from .compaction.window import ContextPolicy, tools_tokens, window_of
 from .errors import AgentError, Busy, ClientError, InvalidInput, NotConfigured
 from .images import refuse_bad_images, refuse_unseen_images
-from .notes import note, note_text, rewound_notes
-from .session import LastTurn, Session, new_id
-from .sessions import Sessions, now
-from .titles import title_from_prompt
-from .window import ContextPolicy, tools_tokens, window_of
+from .sessions.live import Sessions, now
+from .sessions.notes import note, note_text, rewound_notes
+from .sessions.session import LastTurn, Session, new_id
+from .sessions.titles import title_from_prompt
 
 if TYPE_CHECKING:
-    from .restore import Restore
     from .tools.base import Tool
-    from .turn_files import TurnFiles
-    from .undo import UndoReport
+    from .workspace.restore import Restore
+    from .workspace.turn_files import TurnFiles
+    from .workspace.undo import UndoReport
 
 
 def _display(path: str, cwd: str) -> str:
@@ -157,8 +157,8 @@ class Turns(CommandServices):
         return "cancelled" if scope.cancelled_caught else stop_reason
 
     def _turn_files(self, session: Session) -> TurnFiles | None:
-        from .files import Files
-        from .turn_files import TurnFiles
+        from .workspace.files import Files
+        from .workspace.turn_files import TurnFiles
 
         if session.checkpoints is None:
             return None
@@ -167,7 +167,7 @@ class Turns(CommandServices):
         return turn_files
 
     async def _ensure_system_prompt(self, session: Session) -> None:
-        from .environment import system_prompt
+        from .workspace.environment import system_prompt
 
         if not session.system_prompt:
             session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
@@ -220,7 +220,7 @@ class Turns(CommandServices):
         self._sessions.save(session)
 
     async def _sum_up(self, session: Session, turn_files: TurnFiles) -> None:
-        from .turn_files import turn_summary
+        from .workspace.turn_files import turn_summary
 
         try:
             changed = await turn_files.end()
@@ -242,15 +242,15 @@ class Turns(CommandServices):
         await session.publish(AgentMessageChunk(content=TextContent(text=text), message_id=new_id("msg")))
 
     def _restore(self, session: Session) -> Restore:
-        from .files import Files
-        from .restore import Restore
+        from .workspace.files import Files
+        from .workspace.restore import Restore
 
         return Restore(session.roots, Files(self._client, session.id))
 
     async def undo(self, session: Session, turns: int = 1, force: bool = False) -> UndoReport:
         """`/undo`: put back the files the session's last `turns` turns changed; the model hears of it with the
         next prompt the model is sent."""
-        from .undo import UndoReport, undo
+        from .workspace.undo import UndoReport, undo
 
         if session.checkpoints is None:
             return UndoReport()
@@ -264,7 +264,7 @@ class Turns(CommandServices):
         """`/rewind N`: go back `turns` turns, files and conversation both: what the model and a later load see
         is the session as it was before them. Files someone changed since are left (unless `force`), and said.
         The turn that asks (the command's own) does not count, and its prompt stays in the replay log."""
-        from .undo import undo
+        from .workspace.undo import undo
 
         records = session.checkpoints.turn_records() if session.checkpoints is not None else []
         asking = None
@@ -305,8 +305,8 @@ def _keep_prompt(session: Session, blocks: Sequence[ContentBlock]) -> None:
 def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> None:
     """The text the early first call (`llm.early_call`) showed, when the turn ended before its model call took
     the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt."""
-    from ..llm import early_call
     from ..llm.messages import AssistantMessage, UserMessage
+    from ..prestart import early_call
 
     call = early_call.claim(session.id)
     if call is None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent.changes import Seen, Watch, content_of
-from coder_agent.agent.snapshots import MAX_FILE_BYTES
+from coder_agent.agent.workspace.changes import Seen, Watch, content_of
+from coder_agent.agent.workspace.snapshots import MAX_FILE_BYTES
 
 pytestmark = pytest.mark.anyio
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from coder_agent.agent import fs_events, snapshots
-from coder_agent.agent.changes import Watch
-from coder_agent.agent.snapshot_diff import read_blobs
+from coder_agent.agent.workspace import fs_events, snapshots
+from coder_agent.agent.workspace.changes import Watch
+from coder_agent.agent.workspace.snapshot_diff import read_blobs
 
 pytestmark = pytest.mark.anyio
 

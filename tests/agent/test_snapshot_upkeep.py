@@ -13,9 +13,9 @@ import anyio
 import pytest
 from acp import PROTOCOL_VERSION
 
-from coder_agent.agent import snapshot_upkeep, snapshots
-from coder_agent.agent.changes import Watch
-from coder_agent.agent.shadow_repo import shadow_folder
+from coder_agent.agent.workspace import snapshot_upkeep, snapshots
+from coder_agent.agent.workspace.changes import Watch
+from coder_agent.agent.workspace.shadow_repo import shadow_folder
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.driving import delete_session
 from tests.support.inproc import inproc_agent
@@ -90,7 +90,7 @@ SNAPSHOTTER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from coder_agent.agent.snapshots import snapshot
+    from coder_agent.agent.workspace.snapshots import snapshot
     home, root = Path(sys.argv[1]), sys.argv[2]
     for round_ in range(15):
         (Path(root) / "theirs.txt").write_text(f"{round_}\\n")

@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from coder_agent.agent import snapshots
-from coder_agent.agent.changes import Watch
-from coder_agent.agent.shadow_repo import ShadowError
+from coder_agent.agent.workspace import snapshots
+from coder_agent.agent.workspace.changes import Watch
+from coder_agent.agent.workspace.shadow_repo import ShadowError
 
 pytestmark = pytest.mark.anyio
 

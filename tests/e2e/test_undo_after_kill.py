@@ -18,8 +18,8 @@ from acp import PROTOCOL_VERSION
 
 from coder_agent.scripted.script import Reply, ToolCallStep
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory
 from tests.support.acp_client import SpawnedAgent, spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory
 from tests.support.driving import BackgroundPrompt, open_session, prompt
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

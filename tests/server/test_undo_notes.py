@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from acp.schema import AgentMessageChunk, UserMessageChunk
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, ToolCallStep
 from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
 from coder_agent.scripted.worker import SUMMARY_MARK
-from coder_agent.settings import Settings
-from tests.server.helpers import PROFILES, Profile, Run, session
+from tests.support.server_helpers import PROFILES, Profile, Run, session
 
 pytestmark = pytest.mark.anyio
 

@@ -17,12 +17,12 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import AgentMessageChunk, ToolCallStart
 
+from coder_agent.cli.sessions import main as sessions_main
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, ToolCallStep
 from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
-from coder_agent.sessions_cli import main as sessions_main
-from coder_agent.settings import Settings
-from tests.server.helpers import PROFILES, Profile, Run, session
 from tests.support.inproc import inproc_agent
+from tests.support.server_helpers import PROFILES, Profile, Run, session
 
 pytestmark = pytest.mark.anyio
 
