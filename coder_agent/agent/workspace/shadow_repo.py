@@ -45,6 +45,8 @@ MAX_EXCLUDE_BYTES = 256 * 1024  # of the project's `.git/info/exclude`
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 # Appended to the config `git init` wrote (it probed the file system for `filemode`, `symlinks`, `ignorecase`).
+# A split index: each pass writes the entries it changed, not the whole index again (6.8 MB at 100,000 files;
+# git's time per turn there about halves). Its old shared parts go at once: every call holds the shadow's lock.
 CONFIG = """
 [core]
 \tbare = false
@@ -61,6 +63,9 @@ CONFIG = """
 \tfsync = none
 \tquotePath = false
 \tprecomposeUnicode = false
+\tsplitIndex = true
+[splitIndex]
+\tsharedIndexExpire = now
 [index]
 \tversion = 4
 [gc]
