@@ -2,10 +2,10 @@
 
 A git work tree of N files (100 folders), and the same tree outside git. Prints the median and p90 over R rounds
 of the agent's whole per-command cost (`Watch.start()` + `Watch.changes()`: a snapshot of the root before and one
-after, compared; see `agent/snapshots.py`), for a command that changes one file and for one that changes
+after, compared; see `agent/workspace/snapshots.py`), for a command that changes one file and for one that changes
 nothing, then the same without the inotify watch (git compares every file with its index, before and after),
 the first command's cost (the watch set up and the root's first snapshot, every file hashed), one git call of
-the agent's next to bare git (what keeping the checkout's programs off costs: see `agent/git_calls.py`), and the
+the agent's next to bare git (what keeping the checkout's programs off costs: see `prestart/git_calls.py`), and the
 stat-walk floor.
 
     python bench/changes.py [--files 10000] [--rounds 21]
@@ -56,7 +56,7 @@ def _append(path: str, text: str) -> None:
 
 async def per_command(root: str, home: Path, rounds: int, change: bool) -> list[float]:
     """The agent's cost per command: `Watch.start()` before it, `Watch.changes()` after (the inotify watch of
-    the root lets both reuse the last snapshot when nothing happened; see `agent/fs_events.py`)."""
+    the root lets both reuse the last snapshot when nothing happened; see `agent/workspace/fs_events.py`)."""
     target = os.path.join(root, "pkg7", "m3.py")
     costs = []
     for round_ in range(rounds):
