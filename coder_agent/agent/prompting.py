@@ -26,13 +26,15 @@ from .compaction.window import ContextPolicy, tools_tokens, window_of
 from .errors import AgentError, Busy, ClientError, InvalidInput, NotConfigured
 from .images import refuse_bad_images, refuse_unseen_images
 from .sessions.live import Sessions, now
+from .sessions.notes import note, note_text, rewound_notes
 from .sessions.session import LastTurn, Session, new_id
 from .sessions.titles import title_from_prompt
-from .workspace.checkpoints import UndoReport
 
 if TYPE_CHECKING:
     from .tools.base import Tool
+    from .workspace.restore import Restore
     from .workspace.turn_files import TurnFiles
+    from .workspace.undo import UndoReport
 
 
 def _display(path: str, cwd: str) -> str:
@@ -106,10 +108,13 @@ class Turns(CommandServices):
         return Compactor(session, model, self._client, self.policy(session), tools_tokens(specs))
 
     async def compact(self, session: Session, focus: str) -> StopReason:
-        """`/compact`: summarise the older turns now (raises `CompactionFailed` if that fails)."""
+        """`/compact`: summarise the older turns now (raises `CompactionFailed` if that fails). Notes the model
+        has not had yet (files undone ...) go into the summary's request, so the summary does not say otherwise;
+        they still come with the next prompt."""
         await self._ensure_system_prompt(session)
         compactor = self.compactor(session, self.tools_for(session))
-        done = await compactor.compact(None, why="asked", focus=focus, keep_least=True)
+        since = [note_text(note) for note in session.notes]
+        done = await compactor.compact(None, why="asked", focus=focus, keep_least=True, since=since)
         if done is None:
             note = "Nothing to compact yet: the conversation is no longer than what is kept verbatim."
             await session.publish(AgentMessageChunk(content=TextContent(text=note), message_id=new_id("msg")))
@@ -181,13 +186,16 @@ class Turns(CommandServices):
             text = await resolved.command.expand(session, resolved.invocation.arguments)
             model_blocks = [TextContent(text=text), *resolved.invocation.rest]
         user = await user_message_from_prompt(model_blocks, self._client, session.id, session.roots)
-        if session.notes:  # what happened between the turns that the model must know (files undone ...)
-            notes = "\n".join(f"[{note}]" for note in session.notes)
-            user = user.model_copy(update={"parts": [TextPart(text=notes), *user.parts]})
-            session.notes = []
         _keep_prompt(session, blocks)
         if resolved is not None and resolved.command.action is not None:
             return await resolved.command.action(session, resolved.invocation.arguments, self)
+        if session.notes:  # what happened between the turns that the model must know (files undone ...)
+            # Only a prompt the model is sent takes them: a command (`/undo`, `/compact` ...) leaves them waiting.
+            text = "\n".join(f"[{note_text(note)}]" for note in session.notes)
+            user = user.model_copy(update={"parts": [TextPart(text=text), *user.parts]})
+            if session.checkpoints is not None:
+                session.checkpoints.carried(session.notes)
+            session.notes = []
         if session.tool_source is not None:
             await session.tool_source.wait_ready(self._tool_wait)
         tools = self.tools_for(session)
@@ -233,31 +241,35 @@ class Turns(CommandServices):
     async def say(self, session: Session, text: str) -> None:
         await session.publish(AgentMessageChunk(content=TextContent(text=text), message_id=new_id("msg")))
 
+    def _restore(self, session: Session) -> Restore:
+        from .workspace.files import Files
+        from .workspace.restore import Restore
+
+        return Restore(session.roots, Files(self._client, session.id))
+
     async def undo(self, session: Session, turns: int = 1, force: bool = False) -> UndoReport:
         """`/undo`: put back the files the session's last `turns` turns changed; the model hears of it with the
-        next prompt."""
-        from .workspace.files import Files
-        from .workspace.turn_files import reader
+        next prompt the model is sent."""
+        from .workspace.undo import UndoReport, undo
 
         if session.checkpoints is None:
             return UndoReport()
-        files = Files(self._client, session.id)
-        report = await session.checkpoints.undo(reader(session.roots), files.put_bytes, turns, force)
+        report = await undo(session.checkpoints, self._restore(session), turns, force)
         if not report.nothing:
-            session.notes.append(report.for_model())
+            session.notes.append(note(report.for_model(), report.turns))
             self._sessions.save(session)
         return report
 
     async def rewind(self, session: Session, turns: int, force: bool = False) -> UndoReport:
         """`/rewind N`: go back `turns` turns, files and conversation both: what the model and a later load see
         is the session as it was before them. Files someone changed since are left (unless `force`), and said.
-        The turn that asks (the command's own) does not count."""
-        from .workspace.files import Files
-        from .workspace.turn_files import reader
+        The turn that asks (the command's own) does not count, and its prompt stays in the replay log."""
+        from .workspace.undo import undo
 
         records = session.checkpoints.turn_records() if session.checkpoints is not None else []
+        asking = None
         if records and session.checkpoints is not None and records[-1].turn == session.checkpoints.turn:
-            records = records[:-1]  # this very turn: the `/rewind` itself
+            asking, records = records[-1], records[:-1]  # this very turn: the `/rewind` itself
         since_compaction = [r for r in records if r.compactions_before == session.compactions.count]
         if turns > len(since_compaction):
             what = f"{len(since_compaction)} turn{'s' if len(since_compaction) != 1 else ''} can be rewound"
@@ -265,14 +277,15 @@ class Turns(CommandServices):
                 what += " (the conversation was compacted before the others)"
             raise InvalidInput(f"Invalid params: {what}, not {turns}")
         assert session.checkpoints is not None
-        first = since_compaction[-turns]
-        files = Files(self._client, session.id)
-        numbers = [record.turn for record in since_compaction[-turns:]]
-        report = await session.checkpoints.undo(reader(session.roots), files.put_bytes, force=force, numbers=numbers)
+        rewound = since_compaction[-turns:]
+        first = rewound[0]
+        numbers = [record.turn for record in rewound]
+        report = await undo(session.checkpoints, self._restore(session), force=force, numbers=numbers)
+        session.notes = rewound_notes(session.notes, rewound, first.turn)
         session.forget_from(first.messages_before)
-        session.checkpoints.forget_from(first.turn, first.updates_before)
-        if report.changed_since or report.not_kept:
-            session.notes.append(report.for_model())
+        session.checkpoints.forget_from(first.turn, first.updates_before, asking.updates_before if asking else None)
+        if report.left:
+            session.notes.append(note(report.for_model(), []))
         self._sessions.save(session)
         return report
 

@@ -166,6 +166,7 @@ async def run_prompt(
     driver = _Driver(router, output)
     failure: RequestError | None = None
     stop_reason: StopReason = "cancelled"
+    sessions: Sessions | None = None
     try:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
             async with anyio.create_task_group() as background:
@@ -181,6 +182,8 @@ async def run_prompt(
                 finally:
                     background.cancel_scope.cancel()
     finally:
+        if sessions is not None:
+            sessions.release_locks()  # the session is no longer live here: another process may take it
         if isinstance(store, SqliteSessionStore):
             store.close()
     if failure is not None:

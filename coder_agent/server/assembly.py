@@ -157,6 +157,8 @@ async def serve(
                 sessions.release_all()
             if isinstance(store, SqliteSessionStore):
                 store.close()
+        elif sessions is not None:
+            sessions.release_locks()  # no longer live here: another process may take them
 
 
 def _at_input_end(sessions: Sessions, then: Callable[[], None] | None) -> Callable[[], None]:

@@ -125,8 +125,8 @@ async def test_while_the_early_first_call_streams_the_turn_is_saved_as_a_cancel_
     # The turn's record for undo: the full agent keeps it when the cancel lands after its turn took the early
     # call over (as it mostly does), not when it lands before; either way nothing else differs.
     theirs = rows(other / "home")
-    assert saved.pop("turns") == [["SESSION", 1, 0, 0, 0, 0]]
-    assert theirs.pop("turns") in ([["SESSION", 1, 0, 0, 0, 0]], [])
+    assert saved.pop("turns") == [["SESSION", 1, 0, 0, 0, 0, None]]  # no notes for the model
+    assert theirs.pop("turns") in ([["SESSION", 1, 0, 0, 0, 0, None]], [])
     assert saved == theirs
 
     # And it carries on: a load replays what was shown, and the model sees it with the next prompt.

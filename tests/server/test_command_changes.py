@@ -77,16 +77,21 @@ async def test_a_commands_edits_creations_and_deletions_each_show_up_as_a_diff(
     assert note.field_meta == {"coder-agent": {"note": "changed-files"}}
 
 
-async def test_outside_git_a_change_to_a_file_never_read_is_listed_and_a_new_file_shown(
-    make_settings: Any, srv: ScriptedModelServer, workspace: Path
+@pytest.mark.parametrize("git", ["no commit yet", "no repository"])
+async def test_outside_a_commit_every_change_shows_its_diff_and_what_existed_is_never_called_created(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path, git: str
 ) -> None:
-    """Outside git the agent cannot know what a file it never saw held before: it says so, and shows the rest."""
+    """A repository with no commit, or a folder that is none: what each file held before is known all the same
+    (the snapshot taken before the command), so edits and deletions show their diffs too."""
     project = make_project(workspace, git=False)
+    if git == "no commit yet":
+        sh(project, "git init -q")
     call = ToolCallStep(name="run_command", id="c1", arguments=json.dumps({"command": COMMAND}))
     srv.enqueue(Reply.tool_calls([call]), Reply.text("done"))
     updates = await run_command_turn(make_settings(default_mode="bypass"), RecordingClient(), None, project)
     [report] = [u for u in updates if isinstance(u, ToolCallStart) and u.kind == "edit"]
     shown = report.content or []
-    assert [block.type for block in shown] == ["content", "content", "diff"]
-    assert shown[0].content.text == f"{project / 'a.txt'}: modified (its content before is not known)"
-    assert (Path(shown[2].path).name, shown[2].old_text, shown[2].new_text) == ("c.txt", None, "fresh\n")
+    diffs = {Path(block.path).name: (block.old_text, block.new_text) for block in shown if block.type == "diff"}
+    assert diffs == {"a.txt": ("alpha\nbeta\n", "ALPHA\nbeta\n"), "b.txt": ("bye\n", ""), "c.txt": (None, "fresh\n")}
+    notes = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
+    assert notes == ["Changed 3 files:\na.txt  +1 -1\nb.txt  +0 -1  (deleted)\nc.txt  +1 -0  (created)"]

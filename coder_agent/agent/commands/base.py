@@ -16,7 +16,7 @@ from ...acp.schema import AvailableCommand, AvailableCommandInput, ContentBlock,
 
 if TYPE_CHECKING:
     from ..sessions.session import Session
-    from ..workspace.checkpoints import UndoReport
+    from ..workspace.undo import UndoReport
 
 _INVOCATION = re.compile(r"/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")  # what a command file's name may be

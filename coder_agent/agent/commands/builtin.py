@@ -5,8 +5,8 @@ from __future__ import annotations
 from ...acp.schema import StopReason
 from ...kit.prompts import render
 from ..sessions.session import Session
-from ..workspace.checkpoints import UndoReport
 from ..workspace.git import git_answer, git_output
+from ..workspace.undo import UndoReport
 from .base import Command, CommandServices
 
 MAX_DIFF_CHARS = 100_000  # of `/review`'s diff given to the model; the model can read the rest itself
@@ -40,6 +40,7 @@ def _report(report: UndoReport, what: str) -> str:
     lines += [f"  deleted {path} (the turn created it)" for path in report.deleted]
     lines += [f"  left {path}: changed since (`--force` overwrites it)" for path in report.changed_since]
     lines += [f"  left {path}: its earlier content was not kept" for path in report.not_kept]
+    lines += [f"  left {path}: {why}" for path, why in report.refused]
     return "\n".join(lines) or "No file changes to undo."
 
 

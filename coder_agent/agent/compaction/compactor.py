@@ -9,6 +9,7 @@ a failure or a cancel at any point leaves the conversation as it was. The user i
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -101,12 +102,19 @@ class Compactor:
         return turn_start if done is None or done.turn_start is None else done.turn_start
 
     async def compact(
-        self, turn_start: int | None, *, why: str, focus: str | None = None, keep_least: bool = False
+        self,
+        turn_start: int | None,
+        *,
+        why: str,
+        focus: str | None = None,
+        keep_least: bool = False,
+        since: Sequence[str] = (),
     ) -> Compacted | None:
         """Summarise the older turns; None when there is nothing to summarise. Raises `CompactionFailed`.
 
         `keep_least`: keep only what must stay verbatim (the provider refused a request: the window we know
-        of is wrong, or nothing less will do).
+        of is wrong, or nothing less will do). `since`: what happened after the conversation that the model has
+        not been told yet (files undone): the summary must not say otherwise.
         """
         session = self.session
         chosen = plan(session.history, 0 if keep_least else self.keep_tokens(), turn_start)
@@ -116,7 +124,7 @@ class Compactor:
         compaction_id = new_id(COMPACTION_PREFIX.rstrip("_"))
         await self._started(compaction_id, why, focus)
         try:
-            summary = await summarize(self._model, chosen.older, self.policy.summary_input_tokens, focus)
+            summary = await summarize(self._model, chosen.older, self.policy.summary_input_tokens, focus, since)
             history = chosen.rebuild(summary.text)
             session.replace_history(history)
         except anyio.get_cancelled_exc_class():
