@@ -18,6 +18,7 @@ from .check import check_tasks, render_checks
 from .client import PROFILES
 from .compare import compare_runs
 from .config import RunConfig
+from .docker import DockerError
 from .errors import one_line
 from .export import export_preds
 from .needs import require
@@ -68,6 +69,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--trials", type=_count(1), default=1, help="trials per task (pass@k uses k = trials)")
     run.add_argument("--workers", type=_count(1), default=1, help="trials run at once")
     run.add_argument("--retries", type=_count(0, 3), default=0, help="second tries with the failing test output")
+    run.add_argument(
+        "--sandbox",
+        choices=["local", "docker"],
+        default="local",
+        help="where each trial's agent, commands and verifier run: here, or a container of its own",
+    )
+    run.add_argument(
+        "--image", help="--sandbox docker: the image of tasks without environment/ (default: evals/docker/setup.sh's)"
+    )
     run.add_argument("--out", type=Path, help="the run folder (default: evals/runs/<stamp>-<suite>-<model>)")
     run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run")
 
@@ -148,6 +158,8 @@ def _run(args: argparse.Namespace, console: Console) -> int:
             trials=args.trials,
             workers=args.workers,
             retries=args.retries,
+            sandbox=args.sandbox,
+            image=args.image,
         )
         run_dir = args.out or new_run_dir(config)
     prepare_run(config, run_dir)  # an unknown suite or task, or a clash with run_dir, stops here: no folder
@@ -198,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     except ValidationError as exc:
         return _error(one_line(exc))
-    except (TaskError, ValueError, OSError) as exc:
+    except (TaskError, ValueError, OSError, DockerError) as exc:
         return _error(str(exc))
     return 2
 
