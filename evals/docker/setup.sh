@@ -101,7 +101,7 @@ chroot "$root" update-ca-certificates >/dev/null 2>&1
 chroot "$root" python3 -m venv /opt/harbor-acp-venv
 chroot "$root" env PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
     /opt/harbor-acp-venv/bin/pip install -q agent-client-protocol uv
-mkdir -p "$root/opt/harbor-acp-tools"
+mkdir -p "$root/opt/harbor-acp-tools" "$root/opt/harbor-acp-python"
 ln -s /opt/harbor-acp-venv/bin/uv "$root/opt/harbor-acp-tools/uv"
 chroot "$root" chmod -R a+rX /opt/harbor-acp-venv
 HOOK

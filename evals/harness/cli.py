@@ -1,4 +1,4 @@
-"""`python -m evals COMMAND`: run, check-tasks, compare, export-preds (see evals/README.md)."""
+"""`python -m evals COMMAND`: run, check-tasks, compare, show, export-preds, export-harbor (see evals/README.md)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from .check import check_tasks, render_checks
 from .client import PROFILES
 from .compare import compare_runs
 from .config import RunConfig
-from .docker import DockerError
+from .docker import BASE_IMAGE, DockerError
 from .errors import one_line
 from .export import export_preds
+from .harbor_export import export_suite
 from .needs import require
 from .results import load_results
 from .runner import new_run_dir, prepare_run, run_eval
@@ -96,6 +97,15 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("run", type=Path)
     export.add_argument("--out", type=Path, required=True)
     export.add_argument("--trial", type=_count(1), default=1, help="which trial of each task")
+
+    harbor = commands.add_parser("export-harbor", help="a suite as Harbor tasks (task.toml, tests/test.sh, ...)")
+    harbor.set_defaults(command_parser=harbor)
+    harbor.add_argument("--suite", metavar="NAME", required=True, help="suite name or a folder of tasks")
+    harbor.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    harbor.add_argument("--out", type=Path, required=True, help="the folder to write the Harbor tasks in")
+    harbor.add_argument(
+        "--base-image", default=BASE_IMAGE, help=f"FROM of tasks without environment/ (default: {BASE_IMAGE})"
+    )
 
     commands.add_parser(
         "import-swebench", help="SWE-bench JSONL instances + local checkouts -> a suite", add_help=False
@@ -197,6 +207,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0 if all(check.ok for check in checks) else 1
         if args.command == "compare":
             print(compare_runs(args.run_a, args.run_b))
+            return 0
+        if args.command == "export-harbor":
+            exported = export_suite(select_tasks(load_suite(args.suite), _ids(args.tasks)), args.out, args.base_image)
+            console.print(f"wrote {len(exported)} Harbor task(s) to {args.out}")
             return 0
         if args.command == "export-preds":
             count = export_preds(args.run, args.out, args.trial)
