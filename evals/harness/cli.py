@@ -25,6 +25,7 @@ from .harbor_export import export_suite
 from .needs import require
 from .results import load_results
 from .runner import new_run_dir, prepare_run, run_eval
+from .show import show_run
 from .suite import load_suite, select_tasks
 from .summary import render_markdown, write_summary
 from .task import TaskError
@@ -88,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("suite_alias", nargs="?", metavar="SUITE", help="the same as --suite (the older form)")
     check.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     check.add_argument("--workers", type=_count(1), default=min(4, os.cpu_count() or 1))
+
+    show = commands.add_parser("show", help="a run (or a Harbor job): what ran, each trial, a trajectory")
+    show.add_argument("run", type=Path)
+    show.add_argument("--trial", metavar="TASK[/N]", help="also that trial's trajectory, step by step")
 
     compare = commands.add_parser("compare", help="tasks fixed and broken, cost and time deltas")
     compare.add_argument("run_a", type=Path)
@@ -205,6 +210,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             checks = anyio.run(check_tasks, suite, tasks, args.workers)
             print(render_checks(checks))
             return 0 if all(check.ok for check in checks) else 1
+        if args.command == "show":
+            print(show_run(args.run, args.trial), end="")
+            return 0
         if args.command == "compare":
             print(compare_runs(args.run_a, args.run_b))
             return 0

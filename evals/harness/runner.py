@@ -15,6 +15,7 @@ import anyio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from . import provenance
 from .config import RunConfig
 from .docker import unavailable_reason
 from .needs import require, require_in_images
@@ -83,6 +84,7 @@ async def run_eval(
         console.print("docker: the trials' images (built once, then reused)...")
         plan = await anyio.to_thread.run_sync(plan_docker, [task for task, _ in todo], config.image, run_dir)
         await anyio.to_thread.run_sync(require_in_images, [task for task, _ in todo], plan)
+    await anyio.to_thread.run_sync(provenance.record, run_dir, config, tasks, plan)
     limiter = limiter or anyio.CapacityLimiter(config.workers)
     total = len(tasks) * config.trials
     progress = Progress(
@@ -115,4 +117,5 @@ async def run_eval(
                 tg.start_soon(one, task, n)
     results = load_results(run_dir)
     write_summary(run_dir, config, results)
+    provenance.finish(run_dir)
     return results

@@ -28,6 +28,7 @@ from .results import Attempt, TrialResult, failure_mode, trial_dir
 from .sandbox import Sandbox, SandboxPlan
 from .session import CostGuard, SessionStartError, open_session, prompt_turn
 from .task import Task
+from .trajectory import write_trajectory
 from .verify import TrialPaths, run_verifier, task_env
 from .wire import WireLog
 from .workspace import WorkspaceError, prepare_workspace, workspace_diff
@@ -83,6 +84,10 @@ async def run_trial(
     result.total_seconds = round(time.monotonic() - started, 3)
     if result.failure_mode is None:
         result.failure_mode = failure_mode(result)
+    try:
+        await anyio.to_thread.run_sync(write_trajectory, folder, config.model_name)
+    except (OSError, ValueError) as exc:  # the transcript stays the record
+        log.warning("no trajectory.json for %s: %s", folder, exc)
     result.save(folder)
     return result
 
@@ -126,6 +131,11 @@ def _observed(result: TrialResult, client: EvalClient, wire: WireLog) -> None:
     result.protocol_violations += seen.protocol_violations
     result.tool_calls, result.model_requests, result.tokens = seen.tool_calls, seen.model_requests, seen.tokens
     result.cost_usd, result.permission_requests = seen.cost_usd, seen.permission_requests
+    result.input_tokens, result.cached_tokens, result.output_tokens = (
+        seen.input_tokens,
+        seen.cached_tokens,
+        seen.output_tokens,
+    )
 
 
 @dataclass
