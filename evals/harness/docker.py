@@ -152,10 +152,44 @@ def build_wheel(folder: Path) -> Path:
     return wheels[-1]
 
 
+def cache_dir() -> Path:
+    """Where the harness keeps what it builds for docker (wheelhouses): EVALS_CACHE, else ~/.cache."""
+    configured = os.environ.get("EVALS_CACHE")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "coder-agent-evals"
+
+
+def wheelhouse(image: str) -> Path:
+    """The agent's dependencies as wheels for `image`'s Python, built in a throwaway container of it (once per
+    image and requirements): the agent's image installs them without an index, and so can Harbor's agent
+    (`--ak wheelhouse=DIR`), in seconds rather than a download per trial."""
+    requirements = "\n".join(_requirements()) + "\n"
+    key = hashlib.sha256(f"{image_id(image)}\n{requirements}".encode()).hexdigest()[:16]
+    folder = cache_dir() / f"wheelhouse-{key}"
+    if (folder / ".complete").is_file():
+        return folder
+    partial = folder.with_name(folder.name + f".{os.getpid()}.part")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    (partial / "requirements.txt").write_text(requirements, encoding="utf-8")
+    script = "python3 -m venv /tmp/w && /tmp/w/bin/pip wheel --quiet -w /wheelhouse -r /wheelhouse/requirements.txt"
+    _docker(
+        *("run", "--rm", "--label", LABEL, "--user", f"{os.getuid()}:{os.getgid()}", "-e", "HOME=/tmp"),
+        *("-v", f"{partial}:/wheelhouse", image, "sh", "-c", script),
+        timeout=_BUILD_TIMEOUT,
+    )
+    (partial / ".complete").write_text("", encoding="utf-8")
+    shutil.rmtree(folder, ignore_errors=True)
+    partial.rename(folder)
+    return folder
+
+
 _AGENT_DOCKERFILE = """\
 FROM {base}
-COPY requirements.txt {prefix}-src/requirements.txt
-RUN python3 -m venv {prefix} && {prefix}/bin/pip install --quiet -r {prefix}-src/requirements.txt
+COPY wheelhouse/ {prefix}-src/wheelhouse/
+RUN python3 -m venv {prefix} && {prefix}/bin/pip install --quiet --no-index --find-links {prefix}-src/wheelhouse \\
+    -r {prefix}-src/wheelhouse/requirements.txt && rm -rf {prefix}-src/wheelhouse
 COPY {wheel} {prefix}-src/{wheel}
 RUN {prefix}/bin/pip install --quiet --no-deps --force-reinstall {prefix}-src/{wheel} \
     && {prefix}/bin/coder-agent --version
@@ -176,13 +210,13 @@ def agent_image(environment: str, log: Path | None = None) -> AgentImage:
         context = Path(tmp)
         wheel = build_wheel(context)
         wheel_sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        requirements = "\n".join(_requirements()) + "\n"
-        (context / "requirements.txt").write_text(requirements, encoding="utf-8")
+        wheels = wheelhouse(environment)
         dockerfile = _AGENT_DOCKERFILE.format(base=environment, prefix=AGENT_PREFIX, wheel=wheel.name)
         (context / "Dockerfile").write_text(dockerfile, encoding="utf-8")
-        key = hashlib.sha256(f"{image_id(environment)}\n{wheel_sha}\n{requirements}\n{dockerfile}".encode())
+        key = hashlib.sha256(f"{image_id(environment)}\n{wheel_sha}\n{wheels.name}\n{dockerfile}".encode())
         tag = f"coder-agent-evals-agent:{key.hexdigest()[:16]}"
         if not image_exists(tag):
+            shutil.copytree(wheels, context / "wheelhouse")
             _build(tag, context, log)
         return AgentImage(tag, environment, wheel.name, wheel_sha)
 

@@ -98,6 +98,9 @@ def test_the_editor_profile_serves_terminals_in_the_container_and_bare_uses_the_
     assert not [m for m in bare_calls if m.startswith(("fs/", "terminal/"))]
 
 
+STATUS = "kill -0 $(cat bg.pid) 2>/dev/null && echo alive >bg.status || echo dead >bg.status"
+
+
 def _where_task(root: Path, marker: str) -> Path:
     """A task whose commands say where they ran, leave a file outside the workspace, and time out a command
     with a background job (which must die with it, in the container)."""
@@ -120,7 +123,7 @@ def _where_task(root: Path, marker: str) -> Path:
     script = golden(
         call("run_command", command=f"cat /etc/os-release > where.txt && touch /tmp/{marker}"),
         call("run_command", command="sleep 600 & echo $! > bg.pid; sleep 600", timeout=2),
-        call("run_command", command="if kill -0 $(cat bg.pid) 2>/dev/null; then echo alive; else echo dead; fi > bg.status"),
+        call("run_command", command=STATUS),
         final="I ran three commands.",
     )
     (task / "golden.json").write_text(script.model_dump_json(indent=2))
@@ -128,9 +131,7 @@ def _where_task(root: Path, marker: str) -> Path:
 
 
 @pytest.mark.parametrize("profile", ["editor", "bare"])
-def test_the_models_commands_run_in_the_container_and_a_kill_reaches_them_there(
-    tmp_path: Path, profile: str
-) -> None:
+def test_the_models_commands_run_in_the_container_and_a_kill_reaches_them_there(tmp_path: Path, profile: str) -> None:
     _docker_or_skip()
     marker = f"evals-escape-{uuid.uuid4().hex}"
     task = _where_task(tmp_path, marker)
