@@ -37,6 +37,27 @@ for arg in "$@"; do
     esac
 done
 
+# Harbor, in its own virtualenv (Python >= 3.12), beside the rest: it only needs PyPI.
+install_harbor() {
+    local started=$SECONDS
+    if ! "$HARBOR_VENV/bin/harbor" --version >/dev/null 2>&1; then
+        python=""
+        for candidate in python3.13 python3.12 /root/.pyenv/versions/3.13*/bin/python3 \
+            /root/.pyenv/versions/3.12*/bin/python3 /usr/bin/python3; do
+            found="$(command -v "$candidate" 2>/dev/null || true)"
+            [ -n "$found" ] && "$found" -c 'import sys; raise SystemExit(sys.version_info < (3, 12))' 2>/dev/null \
+                && { python="$found"; break; }
+        done
+        [ -n "$python" ] || { echo "Harbor needs Python >= 3.12: none found (python3.12, python3.13, pyenv)"; return 1; }
+        "$python" -m venv "$HARBOR_VENV" && "$HARBOR_VENV/bin/pip" install -q "harbor==$HARBOR_VERSION" || return 1
+    fi
+    echo $((SECONDS - started)) >"$STATE/harbor.seconds"
+}
+if [ "$want_harbor" = 1 ]; then
+    install_harbor >"$STATE/harbor.log" 2>&1 &
+    HARBOR_PID=$!
+fi
+
 apt_quiet() { DEBIAN_FRONTEND=noninteractive apt-get -q -o Dpkg::Use-Pty=0 "$@" >"$STATE/apt.log" 2>&1 \
     || { tail -20 "$STATE/apt.log" >&2; return 1; }; }
 
@@ -121,21 +142,8 @@ fi
 done_step
 
 if [ "$want_harbor" = 1 ]; then
-    step "harbor $HARBOR_VERSION in $HARBOR_VENV"
-    if ! "$HARBOR_VENV/bin/harbor" --version >/dev/null 2>&1; then
-        python=""
-        for candidate in python3.13 python3.12 /root/.pyenv/versions/3.13*/bin/python3 \
-            /root/.pyenv/versions/3.12*/bin/python3 /usr/bin/python3; do
-            found="$(command -v "$candidate" 2>/dev/null || true)"
-            [ -n "$found" ] && "$found" -c 'import sys; raise SystemExit(sys.version_info < (3, 12))' 2>/dev/null \
-                && { python="$found"; break; }
-        done
-        [ -n "$python" ] || { echo "Harbor needs Python >= 3.12: none found (python3.12, python3.13, pyenv)" >&2; exit 1; }
-        "$python" -m venv "$HARBOR_VENV"
-        "$HARBOR_VENV/bin/pip" install -q "harbor==$HARBOR_VERSION" >"$STATE/harbor-pip.log" 2>&1 \
-            || { tail -20 "$STATE/harbor-pip.log" >&2; exit 1; }
-    fi
-    "$HARBOR_VENV/bin/harbor" --version
-    done_step
+    wait "$HARBOR_PID" || { tail -20 "$STATE/harbor.log" >&2; echo "installing Harbor failed" >&2; exit 1; }
+    echo "== docker setup: harbor $("$HARBOR_VENV/bin/harbor" --version) in $HARBOR_VENV" \
+        "($(cat "$STATE/harbor.seconds") s, beside the steps above)"
 fi
 echo "== docker setup: done in ${SECONDS} s"

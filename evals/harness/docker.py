@@ -17,6 +17,7 @@ inside and out, and nothing else of this machine is visible to the model's comma
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -167,21 +168,23 @@ def wheelhouse(image: str) -> Path:
     requirements = "\n".join(_requirements()) + "\n"
     key = hashlib.sha256(f"{image_id(image)}\n{requirements}".encode()).hexdigest()[:16]
     folder = cache_dir() / f"wheelhouse-{key}"
-    if (folder / ".complete").is_file():
-        return folder
-    partial = folder.with_name(folder.name + f".{os.getpid()}.part")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    (partial / "requirements.txt").write_text(requirements, encoding="utf-8")
-    script = "python3 -m venv /tmp/w && /tmp/w/bin/pip wheel --quiet -w /wheelhouse -r /wheelhouse/requirements.txt"
-    _docker(
-        *("run", "--rm", "--label", LABEL, "--user", f"{os.getuid()}:{os.getgid()}", "-e", "HOME=/tmp"),
-        *("-v", f"{partial}:/wheelhouse", image, "sh", "-c", script),
-        timeout=_BUILD_TIMEOUT,
-    )
-    (partial / ".complete").write_text("", encoding="utf-8")
-    shutil.rmtree(folder, ignore_errors=True)
-    partial.rename(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    # One builder at a time (runs and test workers at once would each download it); the folder appears whole.
+    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if folder.is_dir():
+            return folder
+        partial = folder.with_name(folder.name + ".part")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir()
+        (partial / "requirements.txt").write_text(requirements, encoding="utf-8")
+        script = "python3 -m venv /tmp/w && /tmp/w/bin/pip wheel --quiet -w /wheelhouse -r /wheelhouse/requirements.txt"
+        _docker(
+            *("run", "--rm", "--label", LABEL, "--user", f"{os.getuid()}:{os.getgid()}", "-e", "HOME=/tmp"),
+            *("-v", f"{partial}:/wheelhouse", image, "sh", "-c", script),
+            timeout=_BUILD_TIMEOUT,
+        )
+        partial.rename(folder)
     return folder
 
 
