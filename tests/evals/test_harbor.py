@@ -3,6 +3,9 @@ docker with its oracle (every task scores 1.0), and with coder-agent's Harbor ag
 installed from this checkout's wheel) against golden and null scripts served here on docker's bridge: 1.0 and
 0.0, as in our harness. The Harbor job then reads back into our reports (`show`, `compare`).
 
+About 3 minutes on an idle 2-core machine (Harbor's own start and teardown, a container per trial, the agent's
+install from the wheel and a wheelhouse); the oracle runs all 12 tasks, four at a time.
+
 Needs docker and Harbor (`bash evals/docker/setup.sh --harbor`; EVALS_HARBOR names the `harbor` command, by
 default the one that script installs). Skips without them, unless EVALS_REQUIRE_DOCKER=1 (CI).
 """
@@ -40,7 +43,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.containers]
 
 DEFAULT_HARBOR = "/var/tmp/coder-agent-evals-harbor/bin/harbor"
 JOB_TIMEOUT = 900.0
-GOLDEN_TASK, NULL_TASK = "off-by-one", "question-no-edit"
+# plan-only: the mode (plan, from task.toml's environment) and the plan file rebuilt from the runner's log;
+# question-no-edit: an answer that names no port fails, as it does in our harness.
+GOLDEN_TASK, NULL_TASK = "plan-only", "question-no-edit"
 
 
 def _harbor_or_skip() -> str:
@@ -149,4 +154,4 @@ def test_a_harbor_job_comes_back_into_our_reports(jobs: Jobs, capsys: pytest.Cap
     assert "B: Harbor job golden" in report and "Tasks in both runs: 1; resolved 1 → 1." in report
     assert main(["show", str(jobs.golden.path), "--trial", GOLDEN_TASK]) == 0
     shown = capsys.readouterr().out
-    assert "| off-by-one | 1 | yes |" in shown and "calls edit" in shown
+    assert f"| {GOLDEN_TASK} | 1 | yes |" in shown and "calls" in shown
