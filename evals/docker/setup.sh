@@ -22,7 +22,13 @@ STATE="${EVALS_DOCKER_STATE:-/var/tmp/coder-agent-evals-docker}"
 BASE_IMAGE="${EVALS_BASE_IMAGE:-coder-agent-evals-base:trixie}"
 HARBOR_VENV="${EVALS_HARBOR_VENV:-/var/tmp/coder-agent-evals-harbor}"
 HARBOR_VERSION="0.26.0"
-MIRROR="${EVALS_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# The Debian mirror this machine's apt uses (deb822 sources, else sources.list), unless EVALS_DEBIAN_MIRROR names one.
+system_mirror() {
+    { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}'
+      grep -hs '^deb ' /etc/apt/sources.list | awk '{print $2}'; } | grep -v -- '-security' | head -1
+}
+MIRROR="${EVALS_DEBIAN_MIRROR:-$(system_mirror)}"
+[ -n "$MIRROR" ] || { echo "no Debian mirror in /etc/apt: set EVALS_DEBIAN_MIRROR" >&2; exit 1; }
 mkdir -p "$STATE"
 
 step() { STEP_NAME="$1"; STEP_START=$SECONDS; echo "== docker setup: $1"; }
