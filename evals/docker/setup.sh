@@ -23,9 +23,10 @@ BASE_IMAGE="${EVALS_BASE_IMAGE:-coder-agent-evals-base:trixie}"
 HARBOR_VENV="${EVALS_HARBOR_VENV:-/var/tmp/coder-agent-evals-harbor}"
 HARBOR_VERSION="0.26.0"
 # The Debian mirror this machine's apt uses (deb822 sources, else sources.list), unless EVALS_DEBIAN_MIRROR names one.
+# (Either file may be missing: grep's status must not end the script under pipefail.)
 system_mirror() {
-    { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}'
-      grep -hs '^deb ' /etc/apt/sources.list | awk '{print $2}'; } | grep -v -- '-security' | head -1
+    { grep -hs '^URIs:' /etc/apt/sources.list.d/*.sources || true
+      grep -hs '^deb ' /etc/apt/sources.list | sed 's/\[[^]]*\] *//' || true; } | awk '$2 !~ /-security/ {print $2; exit}'
 }
 MIRROR="${EVALS_DEBIAN_MIRROR:-$(system_mirror)}"
 [ -n "$MIRROR" ] || { echo "no Debian mirror in /etc/apt: set EVALS_DEBIAN_MIRROR" >&2; exit 1; }
