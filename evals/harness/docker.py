@@ -188,14 +188,21 @@ def wheelhouse(image: str) -> Path:
     return folder
 
 
+# uv when the image has it (the base image does, for Harbor's runner): it lays out litellm's thousands of files in
+# half pip's time; pip otherwise.
 _AGENT_DOCKERFILE = """\
 FROM {base}
 COPY wheelhouse/ {prefix}-src/wheelhouse/
-RUN python3 -m venv {prefix} && {prefix}/bin/pip install --quiet --no-index --find-links {prefix}-src/wheelhouse \\
-    -r {prefix}-src/wheelhouse/requirements.txt && rm -rf {prefix}-src/wheelhouse
+RUN set -e; uv=/opt/harbor-acp-tools/uv; wheels={prefix}-src/wheelhouse; req=$wheels/requirements.txt; \\
+    if [ -x $uv ]; then $uv venv -q --python python3 {prefix} \\
+        && $uv pip install -q --python {prefix}/bin/python --no-index --find-links $wheels -r $req; \\
+    else python3 -m venv {prefix} && {prefix}/bin/pip install -q --no-index --find-links $wheels -r $req; fi; \\
+    rm -rf $wheels
 COPY {wheel} {prefix}-src/{wheel}
-RUN {prefix}/bin/pip install --quiet --no-deps --force-reinstall {prefix}-src/{wheel} \
-    && {prefix}/bin/coder-agent --version
+RUN set -e; uv=/opt/harbor-acp-tools/uv; \\
+    if [ -x $uv ]; then $uv pip install -q --python {prefix}/bin/python --no-deps --reinstall {prefix}-src/{wheel}; \\
+    else {prefix}/bin/pip install -q --no-deps --force-reinstall {prefix}-src/{wheel}; fi; \\
+    {prefix}/bin/coder-agent --version
 """
 
 
