@@ -21,8 +21,8 @@ import time
 
 import anyio
 
-from coder_agent.agent.changes import Watch, _top, compare, look
-from coder_agent.agent.git import git_output
+from coder_agent.agent.workspace.changes import Watch, _top, compare, look
+from coder_agent.agent.workspace.git import git_output
 
 
 def make_tree(root: str, files: int, git: bool) -> None:

@@ -48,13 +48,13 @@ from acp.client.connection import ClientSideConnection
 from acp.schema import AgentMessageChunk, TextContentBlock
 
 from coder_agent.acp.stdio import stdio_streams
+from coder_agent.cli.serve import bind
+from coder_agent.config.settings import Settings
 from coder_agent.llm.loader import load_litellm
-from coder_agent.remote.main import bind
 from coder_agent.remote.server import RemoteServer
 from coder_agent.scripted.script import FinishStep, Reply, Script, SleepStep, TextStep
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.server.assembly import serve
-from coder_agent.settings import Settings
 
 TOKEN = "bench-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

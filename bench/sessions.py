@@ -48,7 +48,7 @@ from coder_agent.acp.schema import (
     UsageUpdate,
     UserMessageChunk,
 )
-from coder_agent.agent.sessions import Sessions
+from coder_agent.agent.sessions.live import Sessions
 from coder_agent.llm.messages import AssistantMessage, TextPart, ToolCallRequest, ToolMessage, UserMessage
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
@@ -260,8 +260,8 @@ class _Sink(anyio.abc.ByteSendStream):
 
 def profile_warm_load(home: Path) -> None:
     """The agent's `serve()` in this process, on memory streams; the second load of the big session profiled."""
+    from coder_agent.config.settings import Settings
     from coder_agent.server.assembly import serve
-    from coder_agent.settings import Settings
 
     settings = Settings.load({"CODER_AGENT_HOME": str(home), "CODER_AGENT_MODEL": "openai/bench"}, user_files=False)
     profiler = cProfile.Profile()

@@ -37,20 +37,21 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("REPEATED_STREAMING_CHUNK_LIMIT", "1000000")
 
-from coder_agent import masking
 from coder_agent.acp.jsonrpc import Connection
 from coder_agent.acp.router import Router
-from coder_agent.agent.session import Session
-from coder_agent.agent.transcript import Transcript
+from coder_agent.agent.sessions.session import Session
+from coder_agent.agent.sessions.transcript import Transcript
 from coder_agent.agent.turn import run_turn
-from coder_agent.llm import http_client, price_map
+from coder_agent.kit import masking
+from coder_agent.llm import http_client
 from coder_agent.llm.accumulate import StreamAccumulator
 from coder_agent.llm.base import Completion
 from coder_agent.llm.direct_model import DirectModel
 from coder_agent.llm.litellm_model import LiteLLMModel, ModelConfig
 from coder_agent.llm.loader import import_litellm
 from coder_agent.llm.messages import TextPart, UserMessage
-from coder_agent.llm.routes import direct_route
+from coder_agent.llm.wire import price_map
+from coder_agent.llm.wire.routes import direct_route
 from coder_agent.scripted.script import Reply, Script
 from coder_agent.server.editor import EditorClient
 

@@ -19,7 +19,7 @@ import pytest
 from coder_agent.scripted.server import ScriptedModelServer
 
 if TYPE_CHECKING:
-    from coder_agent.settings import Settings
+    from coder_agent.config.settings import Settings
 
 
 @pytest.fixture

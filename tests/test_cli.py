@@ -11,8 +11,8 @@ import anyio
 import pytest
 from anyio.abc import ByteReceiveStream
 
-from coder_agent.cli import main
-from coder_agent.settings import PREFIX, Settings
+from coder_agent.cli.main import main
+from coder_agent.config.settings import PREFIX, Settings
 from tests.support.acp_client import agent_command, base_env
 from tests.support.acp_schema import AgentMessageValidator
 from tests.support.driving import REPO_ROOT

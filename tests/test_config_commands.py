@@ -8,19 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent.lasting_rules import Rule
-from coder_agent.auth.keystore import KeyStore
-from coder_agent.cli import main
-from coder_agent.config_cli import config_text
-from coder_agent.doctor import Report, mcp_servers, run_checks
-from coder_agent.rules_file import RuleFile
+from coder_agent.agent.permissions.lasting_rules import Rule
+from coder_agent.agent.permissions.rules_file import RuleFile
+from coder_agent.cli.config import config_text
+from coder_agent.cli.doctor import Report, mcp_servers, run_checks
+from coder_agent.cli.main import main
+from coder_agent.config.keystore import KeyStore
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.hostile_checkout import lay_out
 
 KEY = "sk-openai-saved-0123456789"
-TEST_SERVER = str(Path(__file__).parent / "mcp" / "servers.py")
+TEST_SERVER = str(Path(__file__).parent / "support" / "mcp_server_script.py")
 
 
 def load(user: Path, **extra: str) -> tuple[Settings, dict[str, str]]:

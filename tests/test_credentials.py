@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from coder_agent.credentials import PROVIDER_KEY_VARIABLES, child_environment, is_agent_variable, without_credentials
+from coder_agent.kit.credentials import (
+    PROVIDER_KEY_VARIABLES,
+    child_environment,
+    is_agent_variable,
+    without_credentials,
+)
 
 # The provider key variables litellm reads that must never reach a child (from the task that introduced the rule).
 MUST_COVER = [

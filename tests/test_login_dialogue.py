@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.auth.keystore import KeyStore
-from coder_agent.auth.terminal_login import run_dialogue
-from coder_agent.cli import main
+from coder_agent.cli.login_dialogue import run_dialogue
+from coder_agent.cli.main import main
+from coder_agent.config.keystore import KeyStore
 
 
 def dialogue(config: Path, answers: str, **options: object) -> tuple[int, str]:

@@ -1,4 +1,4 @@
-"""The secrets the agent knows, and how they are masked (`coder_agent.masking`).
+"""The secrets the agent knows, and how they are masked (`coder_agent.kit.masking`).
 
 Each test learns values of its own (random), so what another test taught the process does not matter.
 """
@@ -11,8 +11,8 @@ import json
 import logging
 import secrets
 
-from coder_agent import masking
-from coder_agent.logs import mask_records
+from coder_agent.kit import masking
+from coder_agent.kit.logs import mask_records
 
 
 def fresh(prefix: str = "sk-") -> str:

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from coder_agent import __version__
-from coder_agent.server.capabilities import TERMINAL_LOGIN_ARGS
+from coder_agent.prestart.capabilities import TERMINAL_LOGIN_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = ROOT / "registry" / "coder-agent"
@@ -53,7 +53,7 @@ def test_the_uvx_distribution_runs_this_packages_acp_command_at_this_version() -
     # The registry's CI checks the pin against the version; uvx runs the executable named like the package.
     assert uvx == {"package": f"{package['name']}=={package['version']}", "args": ["acp"]}
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts[str(package["name"])] == "coder_agent.cli:main"
+    assert scripts[str(package["name"])] == "coder_agent.cli.main:main"
     assert entry["license"] == package["license"]
     assert TERMINAL_LOGIN_ARGS == ["login"]  # appended: `coder-agent acp login`; replacing: `coder-agent login`
 

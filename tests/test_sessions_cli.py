@@ -12,10 +12,10 @@ from typing import Any
 import anyio
 import pytest
 
-from coder_agent.cli import main as cli_main
+from coder_agent.cli.main import main as cli_main
+from coder_agent.cli.sessions import main
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.sessions_cli import main
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
 from tests.support.driving import open_session, prompt

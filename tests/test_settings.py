@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.settings import (
+from coder_agent.config.settings import (
     Settings,
     SettingsError,
     config_dir,

@@ -3,6 +3,7 @@ mode for the early `session/new`) is what `Settings.load` finds, whenever the pe
 
 from __future__ import annotations
 
+import ast
 import os
 from dataclasses import astuple
 from pathlib import Path
@@ -10,15 +11,15 @@ from typing import Any, cast
 
 import pytest
 
-from coder_agent.auth.keystore import KeyStore
-from coder_agent.llm.config import ModelConfig
+from coder_agent.config.keystore import KeyStore
+from coder_agent.config.settings import Settings
 from coder_agent.llm.fast_start import FastStartModel
+from coder_agent.llm.wire.config import ModelConfig
+from coder_agent.prestart.capabilities import initialize_result
+from coder_agent.prestart.settings_peek import ModelPeek, Peek, configured_model, peek, peek_model
 from coder_agent.server.assembly import model_factory
-from coder_agent.server.capabilities import initialize_result
 from coder_agent.server.session_mcp import SessionMcp
 from coder_agent.server.settings_problems import NEEDED_BY
-from coder_agent.settings import Settings
-from coder_agent.settings_peek import ModelPeek, Peek, configured_model, peek, peek_model
 
 
 def write(path: Path, text: str) -> None:
@@ -221,7 +222,7 @@ def assert_model_peek_agrees(env: dict[str, str]) -> ModelPeek | None:
 
 @pytest.fixture(autouse=True)
 def no_os_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("coder_agent.auth.keystore.system_keyring", lambda: None)
+    monkeypatch.setattr("coder_agent.config.keystore.system_keyring", lambda: None)
 
 
 KEY = "sk-test-0123456789"
@@ -514,3 +515,46 @@ def test_peek_model_without_user_files_reads_the_process_environment(monkeypatch
     assert found.config.model == "openai/from-the-process"
     assert found.environ == dict(os.environ)
     assert found.environ is not os.environ
+
+
+# --- the peek knows every setting the model factory reads (structurally: a new setting cannot be missed) ------
+
+
+def _function(path: Path, name: str) -> ast.FunctionDef:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def test_the_peek_reads_every_setting_the_model_factory_reads() -> None:
+    """`server.assembly.model_factory` builds each turn's `ModelConfig` from `Settings` attributes; `peek_model`
+    builds the early call's from the same settings read by name. Every attribute the factory reads must be read
+    by the peek (by its setting's name; `environ` is the environment the peek merges), and both must fill the
+    same `ModelConfig` fields (the reasoning effort is the turn's, not a setting)."""
+    package = Path(__file__).resolve().parents[1] / "coder_agent"
+    factory = _function(package / "server" / "assembly.py", "model_factory")
+    read_by_factory = {
+        node.attr
+        for node in ast.walk(factory)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "settings"
+    }
+    peek_fn = _function(package / "prestart" / "settings_peek.py", "peek_model")
+    read_by_peek = {
+        node.args[1].value
+        for node in ast.walk(peek_fn)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("_text", "_bounded")
+        and len(node.args) > 1
+        and isinstance(node.args[1], ast.Constant)
+    }
+    read_by_peek |= {"model", "environ"}  # `_session(raw, ...).model`, and `env` itself
+    assert read_by_factory, "model_factory reads no setting: this test no longer looks at the right code"
+    assert sorted(read_by_factory - read_by_peek) == []
+
+    def config_fields(function: ast.FunctionDef) -> set[str]:
+        [call] = [
+            n for n in ast.walk(function) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "ModelConfig"
+        ]
+        return {keyword.arg for keyword in call.keywords if keyword.arg is not None}
+
+    assert config_fields(factory) - {"reasoning_effort"} == config_fields(peek_fn)

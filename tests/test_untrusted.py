@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.untrusted import Refused, read_capped
+from coder_agent.kit.untrusted import Refused, read_capped
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.auth.keystore import KeyStore
-from coder_agent.credentials import child_environment
-from coder_agent.settings import Settings
-from coder_agent.userfiles import set_top_level, toml_string
+from coder_agent.config.keystore import KeyStore
+from coder_agent.config.settings import Settings
+from coder_agent.config.userfiles import set_top_level, toml_string
+from coder_agent.kit.credentials import child_environment
 
 KEY = "sk-ant-saved-by-login-0123456789"
 

@@ -22,8 +22,8 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
-from ..masking import mask_bytes
-from ..unicode import INVALID_UNICODE, decode_line, dumps, find_invalid, scrub_value
+from ..kit.masking import mask_bytes
+from ..kit.unicode import INVALID_UNICODE, decode_line, dumps, find_invalid, scrub_value
 from .errors import ConnectionClosed, RequestError
 from .lines import LineTooLong, read_lines
 

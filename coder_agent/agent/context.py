@@ -27,11 +27,11 @@ from ..acp.schema import (
     ResourceLink,
     TextContent,
 )
+from ..kit.untrusted import Refused, is_inside, open_checked, real_roots
 from ..llm.messages import ImagePart, TextPart, UserMessage, UserPart
-from ..untrusted import Refused, is_inside, open_checked, real_roots
 from .client import Client
 from .errors import ClientError, InvalidInput
-from .files import BINARY_SNIFF_BYTES, looks_binary
+from .workspace.files import BINARY_SNIFF_BYTES, looks_binary
 
 log = logging.getLogger(__name__)
 

@@ -15,24 +15,24 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
+from ..kit.unicode import scrub
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
-from ..unicode import scrub
 from .activity import Activity
-from .checkpoints import UndoReport
 from .client import META_KEY, Client
 from .commands import Commands, CommandServices
-from .compactor import Compactor
+from .compaction.compactor import Compactor
+from .compaction.window import ContextPolicy, tools_tokens, window_of
 from .errors import AgentError, Busy, ClientError, InvalidInput, NotConfigured
 from .images import refuse_bad_images, refuse_unseen_images
-from .session import LastTurn, Session, new_id
-from .sessions import Sessions, now
-from .titles import title_from_prompt
-from .window import ContextPolicy, tools_tokens, window_of
+from .sessions.live import Sessions, now
+from .sessions.session import LastTurn, Session, new_id
+from .sessions.titles import title_from_prompt
+from .workspace.checkpoints import UndoReport
 
 if TYPE_CHECKING:
     from .tools.base import Tool
-    from .turn_files import TurnFiles
+    from .workspace.turn_files import TurnFiles
 
 
 def _display(path: str, cwd: str) -> str:
@@ -152,8 +152,8 @@ class Turns(CommandServices):
         return "cancelled" if scope.cancelled_caught else stop_reason
 
     def _turn_files(self, session: Session) -> TurnFiles | None:
-        from .files import Files
-        from .turn_files import TurnFiles
+        from .workspace.files import Files
+        from .workspace.turn_files import TurnFiles
 
         if session.checkpoints is None:
             return None
@@ -162,7 +162,7 @@ class Turns(CommandServices):
         return turn_files
 
     async def _ensure_system_prompt(self, session: Session) -> None:
-        from .environment import system_prompt
+        from .workspace.environment import system_prompt
 
         if not session.system_prompt:
             session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
@@ -212,7 +212,7 @@ class Turns(CommandServices):
         self._sessions.save(session)
 
     async def _sum_up(self, session: Session, turn_files: TurnFiles) -> None:
-        from .turn_files import turn_summary
+        from .workspace.turn_files import turn_summary
 
         try:
             changed = await turn_files.end()
@@ -236,8 +236,8 @@ class Turns(CommandServices):
     async def undo(self, session: Session, turns: int = 1, force: bool = False) -> UndoReport:
         """`/undo`: put back the files the session's last `turns` turns changed; the model hears of it with the
         next prompt."""
-        from .files import Files
-        from .turn_files import reader
+        from .workspace.files import Files
+        from .workspace.turn_files import reader
 
         if session.checkpoints is None:
             return UndoReport()
@@ -252,8 +252,8 @@ class Turns(CommandServices):
         """`/rewind N`: go back `turns` turns, files and conversation both: what the model and a later load see
         is the session as it was before them. Files someone changed since are left (unless `force`), and said.
         The turn that asks (the command's own) does not count."""
-        from .files import Files
-        from .turn_files import reader
+        from .workspace.files import Files
+        from .workspace.turn_files import reader
 
         records = session.checkpoints.turn_records() if session.checkpoints is not None else []
         if records and session.checkpoints is not None and records[-1].turn == session.checkpoints.turn:
@@ -292,8 +292,8 @@ def _keep_prompt(session: Session, blocks: Sequence[ContentBlock]) -> None:
 def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> None:
     """The text the early first call (`llm.early_call`) showed, when the turn ended before its model call took
     the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt."""
-    from ..llm import early_call
     from ..llm.messages import AssistantMessage, UserMessage
+    from ..prestart import early_call
 
     call = early_call.claim(session.id)
     if call is None:

@@ -31,17 +31,17 @@ from ..acp.schema import (
     ToolCallStart,
     ToolCallStatus,
 )
+from ..kit.masking import mask, replaced_by_masks
 from ..llm.messages import ToolCallRequest, ToolMessage
-from ..masking import mask, replaced_by_masks
-from .changes import Watch
 from .client import Client
 from .errors import ClientError
-from .files import Files
-from .lasting_rules import Rule, RuleBook, decision_of, rule_for
-from .permissions import LASTING_SCOPE, SESSION_SCOPE, decide, permission_options
-from .session import Session, new_id
+from .permissions.gate import LASTING_SCOPE, SESSION_SCOPE, decide, permission_options
+from .permissions.lasting_rules import Rule, RuleBook, decision_of, rule_for
+from .sessions.session import Session, new_id
 from .tools.base import Intent, Tool, ToolContext, ToolError, ToolResult, text_content
-from .turn_files import TurnFiles, change_content, change_locations, for_model
+from .workspace.changes import Watch
+from .workspace.files import Files
+from .workspace.turn_files import TurnFiles, change_content, change_locations, for_model
 
 log = logging.getLogger(__name__)
 

@@ -8,18 +8,18 @@ from contextlib import aclosing
 from typing import Any
 
 from ..acp.schema import AgentMessageChunk, AgentThoughtChunk, StopReason, TextContent
+from ..kit.unicode import is_valid, scrub
 from ..llm.base import Completion, Model, ModelError, ReasoningDelta, TextDelta
 from ..llm.messages import AssistantMessage, UserMessage
-from ..unicode import is_valid, scrub
 from .client import Client
-from .compactor import CompactionFailed, Compactor
-from .history import missing_answers
-from .session import Session, new_id
+from .compaction.compactor import CompactionFailed, Compactor
+from .compaction.window import ContextPolicy, window_of
+from .sessions.history import missing_answers
+from .sessions.session import Session, new_id
 from .tool_calls import CANCELLED, ToolCallRunner
 from .tools.base import Tool
-from .turn_files import TurnFiles
 from .usage import report_usage
-from .window import ContextPolicy, window_of
+from .workspace.turn_files import TurnFiles
 
 log = logging.getLogger(__name__)
 

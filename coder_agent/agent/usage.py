@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ..acp.schema import Cost, UsageUpdate
 from ..llm.base import Usage
-from .session import Session
-from .window import FALLBACK_CONTEXT_WINDOW
+from .compaction.window import FALLBACK_CONTEXT_WINDOW
+from .sessions.session import Session
 
 
 async def report_usage(session: Session, usage: Usage | None, size: int = FALLBACK_CONTEXT_WINDOW) -> None:

@@ -1,1 +1,2 @@
-"""`coder-agent run`: the agent on one prompt in this process, its live terminal view and its permission policy."""
+"""`coder-agent run` in this process: the run itself, its live terminal view, its JSON output and its permission
+policy (the command line is `cli/run.py`)."""

@@ -9,7 +9,7 @@ import re
 from rich.text import Text
 
 from ..acp.schema import DiffContent, PlanEntry
-from ..agent.line_counts import difflib_bounded
+from ..agent.workspace.line_counts import difflib_bounded
 from .output import RunResult
 
 MAX_DIFF_LINES = 200

@@ -39,11 +39,11 @@ from ..acp.schema import (
     TextContent,
     Wire,
 )
-from ..agent.sessions import Sessions
+from ..agent.sessions.live import Sessions
+from ..config.settings import Settings
 from ..local.client import LocalClient, PermissionPolicy
+from ..prestart.capabilities import PROTOCOL_VERSION
 from ..server.assembly import build_agent, open_store
-from ..server.capabilities import PROTOCOL_VERSION
-from ..settings import Settings
 from ..store.sqlite import SqliteSessionStore
 from .output import Output, RunResult, UsageTally
 

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 
 import anyio
 
+from ..prestart.raw_http import HttpProtocolError, RawResponse
 from .errors import ProviderUnreachable, StreamDropped, StreamStalled
-from .raw_http import HttpProtocolError, RawResponse
 
 
 class AdoptedResponse:

@@ -11,9 +11,9 @@ import logging
 import sys
 from typing import Any
 
-from . import price_map, vision
-from .price_map import PriceMap
-from .routes import provider_and_name
+from .wire import price_map, vision
+from .wire.price_map import PriceMap
+from .wire.routes import provider_and_name
 
 log = logging.getLogger(__name__)
 

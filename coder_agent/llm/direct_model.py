@@ -14,13 +14,13 @@ from typing import Any
 
 import anyio
 
-from . import early_call, http_client, raw_http
+from ..prestart import early_call, raw_http
+from ..prestart.early_call import EarlyCall
+from . import http_client
 from .accumulate import StreamAccumulator
 from .adopted import AdoptedResponse
 from .anthropic_stream import AnthropicDeltas
 from .base import Completion, ModelError, ModelEvent, TextDelta
-from .config import ModelConfig
-from .early_call import EarlyCall
 from .errors import (
     ProviderHTTPError,
     ProviderStreamError,
@@ -31,11 +31,12 @@ from .errors import (
     no_key_error,
 )
 from .messages import ChatMessage
-from .openai_wire import error_message
-from .price_map import PriceMap
 from .retry import with_retries
-from .routes import Route, route_body, route_headers
-from .sse import sse_events
+from .wire.config import ModelConfig
+from .wire.openai_wire import error_message
+from .wire.price_map import PriceMap
+from .wire.routes import Route, route_body, route_headers
+from .wire.sse import sse_events
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..masking import mask
+from ..kit.masking import mask
 from .base import ModelError
-from .providers import key_variable
+from .wire.providers import key_variable
 
 _RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 

@@ -16,14 +16,16 @@ from typing import Any
 
 import anyio
 
-from . import early_call, loader, price_map
-from .anthropic_request import NeedsLiteLLM
+from ..prestart import early_call
+from . import loader
 from .base import ModelEvent
-from .config import ModelConfig
 from .direct_model import DirectModel, discard_early
 from .litellm_model import LiteLLMModel
 from .messages import ChatMessage
-from .routes import direct_route
+from .wire import price_map
+from .wire.anthropic_request import NeedsLiteLLM
+from .wire.config import ModelConfig
+from .wire.routes import direct_route
 
 log = logging.getLogger(__name__)
 

@@ -12,11 +12,11 @@ import anyio
 
 from .accumulate import StreamAccumulator
 from .base import Completion, ModelError, ModelEvent
-from .config import ModelConfig
 from .errors import classify_error
 from .loader import load_litellm
 from .messages import ChatMessage
 from .retry import with_retries
+from .wire.config import ModelConfig
 
 log = logging.getLogger(__name__)
 

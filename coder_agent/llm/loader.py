@@ -17,8 +17,9 @@ from types import ModuleType
 
 import anyio
 
-from . import http_client, price_map
+from . import http_client
 from .warmup import warm_calls
+from .wire import price_map
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 
 from . import http_client
-from .providers import provider_prefix
+from .wire.providers import provider_prefix
 
 LIST_TIMEOUT = 5.0
 MAX_MODELS = 500

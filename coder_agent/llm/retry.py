@@ -9,8 +9,8 @@ from contextlib import aclosing
 import anyio
 
 from .base import ModelError, ModelEvent, ReasoningDelta, TextDelta
-from .config import RetryPolicy
 from .errors import after_shown, retry_after_seconds
+from .wire.config import RetryPolicy
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ import anyio.abc
 from ..acp.schema import TerminalExitStatus, TerminalOutputResponse
 from ..agent.client import dropped_bytes_meta
 from ..agent.errors import ClientError
-from ..credentials import child_environment
+from ..kit.credentials import child_environment
 from .process_groups import KILL_GRACE, kill_group, signal_name
 from .watchdog import WATCHDOG
 

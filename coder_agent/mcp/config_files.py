@@ -23,7 +23,7 @@ from typing import Any
 
 from ..acp.schema import EnvVariable, McpServer, McpServerHttp, McpServerSse, McpServerStdio
 from ..acp.schema.session import HttpHeader
-from ..untrusted import Refused, read_capped
+from ..kit.untrusted import Refused, read_capped
 
 MAX_FILE_BYTES = 1024 * 1024
 HTTP_TYPES = ("http", "streamable-http", "streamable_http", "streamableHttp")

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from ..userfiles import TRUST_FILE, toml_string, write_private
+from ..config.userfiles import TRUST_FILE, toml_string, write_private
 
 log = logging.getLogger(__name__)
 

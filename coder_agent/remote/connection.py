@@ -15,8 +15,8 @@ import anyio
 import anyio.abc
 from anyio.streams.memory import MemoryObjectReceiveStream
 
+from ..config.settings import Settings
 from ..server.assembly import serve
-from ..settings import Settings
 from .claims import Claims
 from .options import ServeOptions
 from .outbox import Outbox

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import anyio
 import anyio.abc
 
-from ..settings import Settings
+from ..config.settings import Settings
 from .admission import Admission
 from .budget import InboundBudget
 from .claims import Claims

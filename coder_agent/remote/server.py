@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator, Iterable
 import anyio
 import uvicorn
 
-from ..settings import Settings
+from ..config.settings import Settings
 from .admission import Admission
 from .app import build_app
 from .budget import InboundBudget

@@ -9,28 +9,28 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from ..acp.early import EarlyRead
 from ..acp.jsonrpc import Connection
 from ..acp.lines import PrefixedStream
 from ..acp.router import Router
 from ..acp.schema import ClientCapabilities
 from ..acp.stdio import stdio_streams
-from ..agent.claims import SessionClaims
 from ..agent.client import Client
 from ..agent.commands import Commands
-from ..agent.config import SessionConfig
+from ..agent.permissions.rules_file import RuleFile
 from ..agent.prompting import ModelFactory, Turns
-from ..agent.sessions import Sessions
+from ..agent.sessions.claims import SessionClaims
+from ..agent.sessions.live import Sessions
+from ..agent.sessions.options import SessionConfig
 from ..agent.tools import builtin_tools
-from ..auth.usable import request_key
+from ..config.settings import Settings
+from ..kit.logs import mask_records
 from ..llm.base import Model
+from ..llm.wire.usable import request_key
 from ..local.fill_in import FillIn
-from ..logs import mask_records
-from ..rules_file import RuleFile
-from ..settings import Settings
+from ..prestart.early import EarlyRead
+from ..prestart.early_session import EarlySession
 from ..store.base import SessionStore, StoreError
 from ..store.sqlite import SqliteSessionStore
-from .early_session import EarlySession
 from .editor import EditorClient
 from .handlers import Handlers
 from .session_handlers import SessionHandlers
@@ -43,8 +43,8 @@ log = logging.getLogger(__name__)
 
 def model_factory(current: Callable[[], Settings]) -> ModelFactory:
     """Models for each turn, from the settings of the moment: direct while litellm loads, then litellm."""
-    from ..llm.config import ModelConfig
     from ..llm.fast_start import FastStartModel
+    from ..llm.wire.config import ModelConfig
 
     def make(model: str, reasoning_effort: str | None) -> Model:
         settings = current()

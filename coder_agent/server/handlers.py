@@ -19,8 +19,8 @@ from ..acp.schema import (
     SetConfigOptionResponse,
     SetSessionModeRequest,
 )
-from ..agent.session import Session
-from .capabilities import PROTOCOL_VERSION, initialize_result, model_sees_images
+from ..agent.sessions.session import Session
+from ..prestart.capabilities import PROTOCOL_VERSION, initialize_result, model_sees_images
 from .errors import mapped
 from .login import Login
 from .state import AgentState

@@ -17,10 +17,10 @@ from ..acp.errors import METHOD_NOT_FOUND, RequestError
 from ..acp.router import Router
 from ..acp.schema import AuthenticateRequest, Empty
 from ..agent.errors import AuthRequired, InvalidInput
-from ..agent.session import Session
-from ..auth.keystore import KeyStore
-from ..auth.usable import NO_MODEL_MESSAGE, missing_key, missing_key_message
-from .capabilities import SAVED_LOGIN_ID, TERMINAL_LOGIN_ID
+from ..agent.sessions.session import Session
+from ..config.keystore import KeyStore
+from ..llm.wire.usable import NO_MODEL_MESSAGE, missing_key, missing_key_message
+from ..prestart.capabilities import SAVED_LOGIN_ID, TERMINAL_LOGIN_ID
 from .errors import mapped
 from .state import AgentState
 

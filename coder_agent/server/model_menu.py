@@ -29,8 +29,8 @@ class ModelMenu:
         self._state.background.start_soon(self._fetch, name="model list")
 
     async def _fetch(self) -> None:
-        from ..auth.usable import request_key
         from ..llm.model_list import ModelListError, list_models
+        from ..llm.wire.usable import request_key
 
         settings = self._state.settings
         model = settings.model

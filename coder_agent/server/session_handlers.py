@@ -26,9 +26,9 @@ from ..acp.schema import (
     SessionStateResponse,
 )
 from ..agent.errors import ClientError
-from ..agent.session import Session
+from ..agent.sessions.session import Session
 from ..llm.loader import load_litellm, prepare_direct
-from .early_session import EarlySession
+from ..prestart.early_session import EarlySession
 from .errors import mapped, require_absolute
 from .model_menu import ModelMenu
 from .state import AgentState

@@ -35,12 +35,12 @@ from ..acp.schema import (
 )
 from ..agent.client import Client
 from ..agent.errors import ClientError
-from ..agent.session import Session, new_id
+from ..agent.sessions.session import Session, new_id
+from ..config.settings import Settings
+from ..config.userfiles import MCP_FILE
 from ..mcp import McpServers
 from ..mcp.config_files import McpConfigError, McpFile, describe, read
 from ..mcp.trust import ProjectTrust
-from ..settings import Settings
-from ..userfiles import MCP_FILE
 
 log = logging.getLogger(__name__)
 

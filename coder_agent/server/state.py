@@ -13,11 +13,11 @@ import anyio.abc
 
 from ..acp.schema import ClientCapabilities, SessionStateResponse
 from ..agent.client import Client
-from ..agent.config import SessionConfig
 from ..agent.prompting import Turns
-from ..agent.session import Session
-from ..agent.sessions import Sessions
-from ..settings import Settings
+from ..agent.sessions.live import Sessions
+from ..agent.sessions.options import SessionConfig
+from ..agent.sessions.session import Session
+from ..config.settings import Settings
 
 if TYPE_CHECKING:
     from .session_mcp import SessionMcp

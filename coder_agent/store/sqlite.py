@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..masking import mask, mask_bytes
-from ..private import private_file, private_folder, tighten
+from ..kit.masking import mask, mask_bytes
+from ..kit.private import private_file, private_folder, tighten
 from .base import SessionRecord, StoreError
 from .checkpoints import SqliteCheckpoints
 

@@ -10,8 +10,7 @@ import pytest
 from coder_agent.acp.schema import DiffContent, ToolCallLocation
 from coder_agent.agent.tools.apply_patch import ApplyPatch
 from coder_agent.agent.tools.base import ToolContext, ToolError
-
-from .file_fixtures import EditorClient, call, prepare, written
+from tests.support.file_fixtures import EditorClient, call, prepare, written
 
 pytestmark = pytest.mark.anyio
 tool = ApplyPatch()

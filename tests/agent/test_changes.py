@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent.changes import Watch, prior_content
+from coder_agent.agent.workspace.changes import Watch, prior_content
 
 pytestmark = pytest.mark.anyio
 

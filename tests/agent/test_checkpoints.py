@@ -7,8 +7,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from coder_agent.agent.checkpoints import Checkpoints, summary_text
-from coder_agent.agent.file_content import UNKNOWN, Content, of_bytes, take
+from coder_agent.agent.workspace.checkpoints import Checkpoints, summary_text
+from coder_agent.agent.workspace.file_content import UNKNOWN, Content, of_bytes, take
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
 

@@ -6,9 +6,9 @@ from string import Template
 
 import pytest
 
-from coder_agent.agent.compaction import is_summary, plan
-from coder_agent.agent.history import missing_answers
-from coder_agent.agent.prompts import prompts_dir, render
+from coder_agent.agent.compaction.plan import is_summary, plan
+from coder_agent.agent.sessions.history import missing_answers
+from coder_agent.kit.prompts import prompts_dir, render
 from coder_agent.llm.messages import AssistantMessage, ChatMessage, TextPart, ToolCallRequest, ToolMessage, UserMessage
 
 

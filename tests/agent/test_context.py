@@ -13,8 +13,7 @@ from coder_agent.agent.context import MAX_LINKED_FILE_BYTES, user_message_from_p
 from coder_agent.agent.errors import ClientError
 from coder_agent.llm.messages import TextPart
 from coder_agent.local.fill_in import FillIn
-
-from .file_fixtures import SESSION, BareClient, EditorClient
+from tests.support.file_fixtures import SESSION, BareClient, EditorClient
 
 pytestmark = pytest.mark.anyio
 

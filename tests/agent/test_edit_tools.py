@@ -15,8 +15,7 @@ from coder_agent.agent.tools.base import Tool, ToolContext, ToolError
 from coder_agent.agent.tools.edit_file import EditFile
 from coder_agent.agent.tools.read_file import ReadFile
 from coder_agent.agent.tools.write_file import WriteFile
-
-from .file_fixtures import EditorClient, call, prepare, written
+from tests.support.file_fixtures import EditorClient, call, prepare, written
 
 pytestmark = pytest.mark.anyio
 write = WriteFile()

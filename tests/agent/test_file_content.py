@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from coder_agent.agent.file_content import ABSENT, Content, take
+from coder_agent.agent.workspace.file_content import ABSENT, Content, take
 
 pytestmark = pytest.mark.anyio
 

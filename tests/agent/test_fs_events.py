@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent import changes, fs_events
-from coder_agent.agent.changes import Look, Watch, compare, look
+from coder_agent.agent.workspace import changes, fs_events
+from coder_agent.agent.workspace.changes import Look, Watch, compare, look
 
 pytestmark = pytest.mark.anyio
 

@@ -11,20 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent.changes import Watch, look, prior_content
 from coder_agent.agent.commands.builtin import uncommitted_changes
-from coder_agent.agent.environment import git_summary
-from coder_agent.agent.git import git_answer, git_output
-from coder_agent.agent.git_calls import (
-    KEYS_QUERY,
-    GitAnswer,
-    command_line,
-    git_environment,
-    overrides_of,
-    run_now,
-)
-from coder_agent.agent.ignore import list_files
-from coder_agent.agent.project_facts import git_summary_now
+from coder_agent.agent.workspace.changes import Watch, look, prior_content
+from coder_agent.agent.workspace.environment import git_summary
+from coder_agent.agent.workspace.git import git_answer, git_output
+from coder_agent.agent.workspace.ignore import list_files
+from coder_agent.prestart.git_calls import KEYS_QUERY, GitAnswer, command_line, git_environment, overrides_of, run_now
+from coder_agent.prestart.project_facts import git_summary_now
 from tests.support.hostile_git import git, lay_out
 
 pytestmark = pytest.mark.anyio

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from coder_agent.agent.environment import system_prompt
-from coder_agent.agent.project_facts import MAX_INSTRUCTIONS_CHARS, system_prompt_now
+from coder_agent.agent.workspace.environment import system_prompt
+from coder_agent.prestart.project_facts import MAX_INSTRUCTIONS_CHARS, system_prompt_now
 from tests.support.hostile_checkout import SECRET, lay_out, run_bounded
 
 pytestmark = pytest.mark.anyio
@@ -26,8 +26,8 @@ TODAY = datetime.date(2024, 2, 29)
 
 SYSTEM_PROMPT_BOTH_WAYS = """
 import asyncio, datetime, json, sys
-from coder_agent.agent.environment import system_prompt
-from coder_agent.agent.project_facts import system_prompt_now
+from coder_agent.agent.workspace.environment import system_prompt
+from coder_agent.prestart.project_facts import system_prompt_now
 today = datetime.date(2024, 2, 29)
 now = system_prompt_now(sys.argv[1], [], today=today)
 later = asyncio.run(system_prompt(sys.argv[1], [], today=today))
@@ -45,7 +45,7 @@ print(json.dumps({f"{c.origin}/{c.name}": [c.description, c.body] for c in found
 
 WALK = """
 import json, sys
-from coder_agent.agent.ignore import walk
+from coder_agent.agent.workspace.ignore import walk
 notes = []
 files, capped = walk(sys.argv[1], notes=notes)
 print(json.dumps({"files": files, "notes": notes}))

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent.lasting_rules import Rule, decision_of, glob_pattern, rule_for
+from coder_agent.agent.permissions.lasting_rules import Rule, decision_of, glob_pattern, rule_for
+from coder_agent.agent.permissions.rules_file import RuleFile
 from coder_agent.agent.tools.base import FileChange, Intent
-from coder_agent.rules_file import RuleFile
 
 
 def command(text: str) -> Intent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import random
 
-from coder_agent.agent.line_counts import EXACT_LINES, counts
+from coder_agent.agent.workspace.line_counts import EXACT_LINES, counts
 
 
 def difflib_counts(before: list[str], after: list[str]) -> tuple[int, int]:

@@ -6,7 +6,7 @@ import pytest
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
-from coder_agent.agent.patching import FileResult, PatchError, apply_patch, parse_patch
+from coder_agent.agent.workspace.patching import FileResult, PatchError, apply_patch, parse_patch
 
 LINES = "".join(f"line {n}\n" for n in range(1, 21))
 

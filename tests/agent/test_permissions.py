@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent.permissions import PermissionRules, command_prefix, decide, permission_options
+from coder_agent.agent.permissions.gate import PermissionRules, command_prefix, decide, permission_options
 from coder_agent.agent.tools.base import FileChange, Intent
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.agent import git_calls
-from coder_agent.agent.environment import system_prompt
-from coder_agent.agent.git_calls import command_line, overrides_of
-from coder_agent.agent.project_facts import MAX_INSTRUCTIONS_CHARS, system_prompt_now
+from coder_agent.agent.workspace.environment import system_prompt
+from coder_agent.prestart import git_calls
+from coder_agent.prestart.git_calls import command_line, overrides_of
+from coder_agent.prestart.project_facts import MAX_INSTRUCTIONS_CHARS, system_prompt_now
 from tests.support.hostile_git import lay_out
 
 pytestmark = pytest.mark.anyio
@@ -152,7 +152,7 @@ def test_the_git_command_line_and_the_overrides_of_what_config_names() -> None:
 
 def test_importing_it_imports_no_runtime() -> None:
     code = (
-        "import sys, coder_agent.agent.project_facts; "
+        "import sys, coder_agent.prestart.project_facts; "
         "print(sorted({'pydantic', 'anyio', 'asyncio', 'logging'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -12,9 +12,8 @@ import pytest
 from coder_agent.acp.schema import ContentToolCallContent, TextContent, ToolCallLocation
 from coder_agent.agent.tools.base import ToolContext, ToolError
 from coder_agent.agent.tools.read_file import ReadFile
+from tests.support.file_fixtures import EditorClient, call, prepare
 from tests.support.hostile_checkout import lay_out
-
-from .file_fixtures import EditorClient, call, prepare
 
 pytestmark = pytest.mark.anyio
 tool = ReadFile()

@@ -12,8 +12,7 @@ from pydantic import ValidationError
 from coder_agent.acp.schema import TerminalContent
 from coder_agent.agent.tools.base import Intent, ToolContext, ToolError
 from coder_agent.agent.tools.run_command import RunCommand
-
-from .shell_fixtures import alive_in_group, bare_session, call, fifo, local_ctx, read_fifo, terminal_editor
+from tests.support.shell_fixtures import alive_in_group, bare_session, call, fifo, local_ctx, read_fifo, terminal_editor
 
 pytestmark = pytest.mark.anyio
 __all__ = ["fifo", "local_ctx"]  # fixtures

@@ -10,12 +10,11 @@ import anyio
 import anyio.abc
 import pytest
 
-from coder_agent.agent.ignore import list_files, parse_gitignore, walk
 from coder_agent.agent.tools.base import ToolContext, ToolError
 from coder_agent.agent.tools.list_dir import ListDir
 from coder_agent.agent.tools.search import Glob, Grep
-
-from .shell_fixtures import NoTerminalClient, call, make_ctx
+from coder_agent.agent.workspace.ignore import list_files, parse_gitignore, walk
+from tests.support.shell_fixtures import NoTerminalClient, call, make_ctx
 
 pytestmark = pytest.mark.anyio
 

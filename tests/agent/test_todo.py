@@ -10,8 +10,7 @@ from pydantic import ValidationError
 
 from coder_agent.acp.schema import PlanEntry, PlanUpdate
 from coder_agent.agent.tools.todo import TodoWrite
-
-from .shell_fixtures import NoTerminalClient, call, make_ctx
+from tests.support.shell_fixtures import NoTerminalClient, call, make_ctx
 
 pytestmark = pytest.mark.anyio
 

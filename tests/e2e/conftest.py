@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import REPO_ROOT, EnvFactory
+from tests.support.agent_env import REPO_ROOT, EnvFactory
 
 
 @pytest.fixture

@@ -27,8 +27,8 @@ import pytest
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import REPO_ROOT, EnvFactory
 from tests.support.acp_client import base_env
+from tests.support.agent_env import REPO_ROOT, EnvFactory
 
 pytestmark = pytest.mark.e2e
 

@@ -18,14 +18,14 @@ from acp.schema import McpServerStdio
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
-from tests.local.processes import alive, alive_in_group, read_fifo, wait_gone
 from tests.support.acp_client import RecordingClient, SpawnedAgent, spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory
 from tests.support.driving import BackgroundPrompt
+from tests.support.processes import alive, alive_in_group, read_fifo, wait_gone
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
-SERVER = str(Path(__file__).resolve().parents[1] / "mcp" / "servers.py")
+SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server_script.py")
 WATCHDOG_MARK = b"trap '' INT HUP QUIT"  # the watchdog's command line (coder_agent/local/watchdog.py)
 DEATH_DEADLINE = 10.0  # seconds for what the agent left to die after its SIGKILL (the watchdog's grace is 1 s)
 

@@ -15,11 +15,9 @@ import anyio
 import pytest
 
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import EnvFactory, initialize, request
-from tests.e2e.test_early_prompt import _start
-from tests.e2e.test_early_session import held_env, reply_to
-from tests.e2e.test_stdin_closed import EXIT_WITHIN, closed_stdin_exit
 from tests.support.acp_client import raw_agent
+from tests.support.agent_env import EnvFactory, initialize, request
+from tests.support.early_stage import EXIT_WITHIN, closed_stdin_exit, held_env, reply_to, start
 from tests.support.silent_server import silent_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -37,7 +35,7 @@ async def test_a_server_that_never_answers_freezes_nothing_and_the_prompt_ends_w
         overrides = {"CODER_AGENT_API_BASE": server.url(scheme), "CODER_AGENT_REQUEST_TIMEOUT": timeout}
         env, release = held_env(agent_env, tmp_path, CODER_AGENT_MAX_RETRIES="0", **overrides)
         async with raw_agent(env, cwd=workspace) as raw:
-            session_id = await _start(raw, workspace, "hi")  # initialize and session/new answered early
+            session_id = await start(raw, workspace, "hi")  # initialize and session/new answered early
             await anyio.to_thread.run_sync(server.wait_for, "connection" if scheme == "https" else "request", 30)
             if scheme == "https":
                 release.touch()
@@ -66,7 +64,7 @@ async def test_closing_stdin_while_the_early_call_waits_on_a_silent_server_ends_
         overrides = {"CODER_AGENT_API_BASE": server.url(scheme), "CODER_AGENT_REQUEST_TIMEOUT": "30"}
         env, _ = held_env(agent_env, tmp_path, **overrides)  # never released
         async with raw_agent(env, cwd=workspace) as raw:
-            session_id = await _start(raw, workspace, "hi there")
+            session_id = await start(raw, workspace, "hi there")
             await anyio.to_thread.run_sync(server.wait_for, "connection" if scheme == "https" else "request", 30)
             elapsed = await closed_stdin_exit(raw)
     assert elapsed < EXIT_WITHIN, f"{elapsed:.2f} s"

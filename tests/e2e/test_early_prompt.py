@@ -16,35 +16,11 @@ import pytest
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
-from tests.e2e.test_early_session import held_env, reply_to
-from tests.support.acp_client import RawAgent, raw_agent
+from tests.support.acp_client import raw_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
+from tests.support.early_stage import chunks, held_env, held_messages, reply_to, start, update_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-
-def _update(message: dict[str, Any]) -> dict[str, Any]:
-    return message.get("params", {}).get("update", {}) if message.get("method") == "session/update" else {}
-
-
-def _chunks(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [_update(m) for m in messages if _update(m).get("sessionUpdate") == "agent_message_chunk"]
-
-
-async def _start(raw: RawAgent, cwd: Path, text: str) -> str:
-    """initialize, session/new (answered early), then the prompt at once; the session's id."""
-    seen: list[dict[str, Any]] = []
-    await raw.send_json(initialize(0))
-    await reply_to(raw, 0, seen)
-    await raw.send_json(request(1, "session/new", {"cwd": str(cwd), "mcpServers": []}))
-    session_id: str = (await reply_to(raw, 1, seen))["result"]["sessionId"]
-    prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
-    await raw.send_json(request(2, "session/prompt", prompt))
-    return session_id
-
-
-async def _held_messages(raw: RawAgent, count: int) -> list[dict[str, Any]]:
-    return [await raw.read_message(FIRST_PROMPT_TIMEOUT) for _ in range(count)]
 
 
 def _anthropic(agent_env: EnvFactory, srv: ScriptedModelServer) -> EnvFactory:
@@ -68,14 +44,14 @@ async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_e
     env, release = held_env(agent_env, tmp_path)
     srv.enqueue(Reply.text("Early ", "bird"))
     async with raw_agent(env, cwd=workspace) as raw:
-        session_id = await _start(raw, workspace, "hi")
-        early = await _held_messages(raw, 2)  # both chunks, while the runtime's import is held
+        session_id = await start(raw, workspace, "hi")
+        early = await held_messages(raw, 2)  # both chunks, while the runtime's import is held
         release.touch()
         rest: list[dict[str, Any]] = []
         done = await reply_to(raw, 2, rest)
-    assert [c["content"]["text"] for c in _chunks(early)] == ["Early ", "bird"]
+    assert [c["content"]["text"] for c in chunks(early)] == ["Early ", "bird"]
     assert {m["params"]["sessionId"] for m in early} == {session_id}
-    assert _chunks(rest) == []  # the full agent did not send them again
+    assert chunks(rest) == []  # the full agent did not send them again
     assert done["result"]["stopReason"] == "end_turn"
     assert len(srv.requests) == 1  # one model request: the early one, taken over
     body = srv.requests[0].body
@@ -102,9 +78,9 @@ async def test_the_first_reply_streams_before_the_runtime_and_the_turn_ends_as_e
             request(2, "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "and?"}]})
         )
         await reply_to(raw, 2, seen)
-    replayed = _chunks(seen)
+    replayed = chunks(seen)
     assert [c["content"]["text"] for c in replayed[:2]] == ["Early ", "bird"]
-    assert [c["messageId"] for c in replayed[:2]] == [c["messageId"] for c in _chunks(early)]
+    assert [c["messageId"] for c in replayed[:2]] == [c["messageId"] for c in chunks(early)]
     second = srv.requests[1].body
     if wire == "anthropic":
         assert second["messages"][1]["role"] == "assistant" and "Early bird" in json.dumps(second["messages"][1])
@@ -122,17 +98,17 @@ async def test_a_tool_call_in_the_first_reply_is_left_to_the_full_agent(
     call = tool_call("read_file", {"path": str(workspace / "notes.txt")}, id="call_1")
     srv.enqueue(Reply.tool_calls([call], text=["Let me look."]), Reply.text("It says forty-two."))
     async with raw_agent(env, cwd=workspace) as raw:
-        await _start(raw, workspace, "what do my notes say?")
-        early = await _held_messages(raw, 1)
+        await start(raw, workspace, "what do my notes say?")
+        early = await held_messages(raw, 1)
         with pytest.raises(TimeoutError):  # the tool call waits for the full agent
             with anyio.fail_after(0.5):
                 await raw.read_message(FIRST_PROMPT_TIMEOUT)
         release.touch()
         rest: list[dict[str, Any]] = []
         done = await reply_to(raw, 2, rest)
-    assert [c["content"]["text"] for c in _chunks(early)] == ["Let me look."]
-    assert [c["content"]["text"] for c in _chunks(rest)] == ["It says forty-two."]
-    tool_updates = [_update(m) for m in rest if _update(m).get("sessionUpdate") == "tool_call_update"]
+    assert [c["content"]["text"] for c in chunks(early)] == ["Let me look."]
+    assert [c["content"]["text"] for c in chunks(rest)] == ["It says forty-two."]
+    tool_updates = [update_of(m) for m in rest if update_of(m).get("sessionUpdate") == "tool_call_update"]
     assert any(u.get("status") == "completed" for u in tool_updates)
     assert done["result"]["stopReason"] == "end_turn"
     assert len(srv.requests) == 2
@@ -147,8 +123,8 @@ async def test_a_cancel_during_the_early_reply_cancels_the_turn_and_keeps_what_w
     env, release = held_env(agent_env, tmp_path)
     srv.enqueue(Reply.stall(30, after_text=["Thinking about it"]), Reply.text("Fine."))
     async with raw_agent(env, cwd=workspace) as raw:
-        session_id = await _start(raw, workspace, "take your time")
-        early = await _held_messages(raw, 1)
+        session_id = await start(raw, workspace, "take your time")
+        early = await held_messages(raw, 1)
         await raw.send_json({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session_id}})
         release.touch()
         rest: list[dict[str, Any]] = []
@@ -156,7 +132,7 @@ async def test_a_cancel_during_the_early_reply_cancels_the_turn_and_keeps_what_w
         follow = {"sessionId": session_id, "prompt": [{"type": "text", "text": "well?"}]}
         await raw.send_json(request(3, "session/prompt", follow))
         await reply_to(raw, 3, rest)
-    assert [c["content"]["text"] for c in _chunks(early)] == ["Thinking about it"]
+    assert [c["content"]["text"] for c in chunks(early)] == ["Thinking about it"]
     assert done["result"]["stopReason"] == "cancelled"
     history = srv.requests[1].body["messages"]
     assert history[1:] == [
@@ -186,7 +162,7 @@ async def test_what_the_early_stage_is_not_sure_of_waits_for_the_full_agent(
             prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}, image]}
             await raw.send_json(request(2, "session/prompt", prompt))
         else:
-            await _start(raw, workspace, text)
+            await start(raw, workspace, text)
         with pytest.raises(TimeoutError):
             with anyio.fail_after(1):  # held: no early chunk
                 await raw.read_message(FIRST_PROMPT_TIMEOUT)

@@ -6,9 +6,7 @@ runtime) until the test creates a file: whatever is answered meanwhile was answe
 
 from __future__ import annotations
 
-import os
 import signal
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -17,43 +15,11 @@ import pytest
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
-from tests.support.acp_client import RawAgent, raw_agent
+from tests.support.acp_client import raw_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
+from tests.support.early_stage import held_env, reply_to
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-HOLD = """
-import os, sys, time
-
-class _Hold:
-    def find_spec(self, name, path=None, target=None):
-        if name == "coder_agent.server.assembly":
-            sys.meta_path.remove(self)
-            deadline = time.monotonic() + 60
-            while not os.path.exists(os.environ["HOLD_UNTIL"]) and time.monotonic() < deadline:
-                time.sleep(0.01)
-        return None
-
-if os.environ.get("HOLD_UNTIL"):
-    sys.meta_path.insert(0, _Hold())
-"""
-
-
-def held_env(agent_env: EnvFactory, tmp_path: Path, **overrides: str) -> tuple[dict[str, str], Path]:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(textwrap.dedent(HOLD), encoding="utf-8")
-    release = tmp_path / "release"
-    return agent_env(PYTHONPATH=f"{site}{os.pathsep}{REPO_ROOT}", HOLD_UNTIL=str(release), **overrides), release
-
-
-async def reply_to(raw: RawAgent, request_id: int, seen: list[dict[str, Any]]) -> dict[str, Any]:
-    """The reply to `request_id`; the notifications before it are added to `seen`."""
-    while True:
-        message = await raw.read_message(FIRST_PROMPT_TIMEOUT)
-        if message.get("id") == request_id:
-            return message
-        seen.append(message)
 
 
 async def test_session_new_is_answered_before_the_runtime_and_the_agent_takes_the_session_over(

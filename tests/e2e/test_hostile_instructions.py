@@ -18,10 +18,9 @@ from acp import PROTOCOL_VERSION, text_block
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
-from tests.e2e.test_early_prompt import _chunks, _held_messages, _start
-from tests.e2e.test_early_session import held_env, reply_to
 from tests.support.acp_client import raw_agent, spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory
+from tests.support.early_stage import chunks, held_env, held_messages, reply_to, start
 from tests.support.hostile_checkout import lay_out
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -87,14 +86,14 @@ async def test_the_early_first_call_does_not_hang_on_them(
     env, release = held_env(agent_env, tmp_path)
     srv.enqueue(Reply.text("Early ", "bird"))
     async with raw_agent(env, cwd=checkout.project, command=capped_agent()) as raw:
-        await _start(raw, checkout.project, "hi")
-        early = await _held_messages(raw, 2)  # streamed while the runtime's import is held: the early call ran
+        await start(raw, checkout.project, "hi")
+        early = await held_messages(raw, 2)  # streamed while the runtime's import is held: the early call ran
         release.touch()
         rest: list[dict[str, Any]] = []
         done = await reply_to(raw, 2, rest)
         peak = peak_rss(raw.proc.pid)
     print(f"{case}, early first call: peak RSS {peak / 2**20:.0f} MiB")  # shown with -rP
-    assert [c["content"]["text"] for c in _chunks(early)] == ["Early ", "bird"]
+    assert [c["content"]["text"] for c in chunks(early)] == ["Early ", "bird"]
     assert done["result"]["stopReason"] == "end_turn"
     assert len(srv.requests) == 1  # the early call, taken over
     assert says_not_read(system_text(srv.requests[0].body), checkout.project, CASES[case])

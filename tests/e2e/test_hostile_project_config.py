@@ -19,8 +19,8 @@ from acp import PROTOCOL_VERSION, text_block
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
 from tests.support.acp_client import RecordingClient, spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

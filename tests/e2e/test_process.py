@@ -14,8 +14,8 @@ from anyio.abc import SocketAttribute
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory
 from tests.support.acp_client import RecordingClient, raw_agent, spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory
 from tests.support.driving import initialize, model_saw, open_session, prompt, request
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

@@ -15,8 +15,8 @@ from acp import PROTOCOL_VERSION, text_block
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory
 from tests.support.acp_client import SpawnedAgent, spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory
 from tests.support.driving import model_saw, tool_calls
 from tests.support.editor_client import EditorClient
 

@@ -22,12 +22,12 @@ from acp.ws import create_websocket_stream
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
-from tests.e2e.test_early_session import held_env, reply_to
-from tests.remote.test_cli import agent_env as serve_env
-from tests.remote.test_cli import serve
 from tests.support.acp_client import RawAgent, raw_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
+from tests.support.early_stage import held_env, reply_to
 from tests.support.recording_client import RecordingClient
+from tests.support.served import agent_env as serve_env
+from tests.support.served import serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -19,8 +19,8 @@ from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionRespons
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, scripted_env
 from tests.support.acp_client import PermissionRequest, RecordingClient, SpawnedAgent, spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, scripted_env
 from tests.support.driving import (
     USER_CHUNK,
     BackgroundPrompt,

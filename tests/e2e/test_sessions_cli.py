@@ -10,8 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.e2e.helpers import REPO_ROOT
 from tests.support.acp_client import agent_command, base_env
+from tests.support.agent_env import REPO_ROOT
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -23,26 +23,13 @@ import pytest
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
-from tests.e2e.test_early_prompt import _chunks, _held_messages, _start
-from tests.e2e.test_early_session import held_env, reply_to
-from tests.local.processes import read_fifo, wait_gone
-from tests.mcp.support import SERVERS, new_tag, processes_with
 from tests.support.acp_client import RawAgent, raw_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
+from tests.support.early_stage import EXIT_WITHIN, chunks, closed_stdin_exit, held_env, held_messages, reply_to, start
+from tests.support.mcp_servers import SERVERS, new_tag, processes_with
+from tests.support.processes import read_fifo, wait_gone
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
-
-EXIT_WITHIN = 0.5  # seconds from stdin's end to the process's
-
-
-async def closed_stdin_exit(raw: RawAgent) -> float:
-    """Close stdin; how long the process took to exit (it must exit with 0)."""
-    started = anyio.current_time()
-    await raw.close_stdin()
-    code = await raw.wait_exit(timeout=30)
-    elapsed = anyio.current_time() - started
-    assert code == 0
-    return elapsed
 
 
 async def new_session(raw: RawAgent, cwd: Path, request_id: int = 1, servers: list[Any] | None = None) -> str:
@@ -117,11 +104,11 @@ async def test_while_the_early_first_call_streams_the_turn_is_saved_as_a_cancel_
     srv.enqueue(Reply.stall(30, after_text=["Thinking ", "about it"]))
     env, _ = held_env(agent_env, tmp_path)
     async with raw_agent(env, cwd=workspace) as raw:
-        session_id = await _start(raw, workspace, "take your time")
-        shown = await _held_messages(raw, 2)
+        session_id = await start(raw, workspace, "take your time")
+        shown = await held_messages(raw, 2)
         elapsed = await closed_stdin_exit(raw)
     assert elapsed < EXIT_WITHIN, f"{elapsed:.2f} s"
-    assert [c["content"]["text"] for c in _chunks(shown)] == ["Thinking ", "about it"]
+    assert [c["content"]["text"] for c in chunks(shown)] == ["Thinking ", "about it"]
     saved = rows(tmp_path / "home")
 
     # The full agent's own record of the same turn, ended by a cancel during the early reply.
@@ -130,8 +117,8 @@ async def test_while_the_early_first_call_streams_the_turn_is_saved_as_a_cancel_
     other.mkdir()
     env, release = held_env(agent_env, other, CODER_AGENT_HOME=str(other / "home"))
     async with raw_agent(env, cwd=workspace) as raw:
-        cancelled = await _start(raw, workspace, "take your time")
-        await _held_messages(raw, 2)
+        cancelled = await start(raw, workspace, "take your time")
+        await held_messages(raw, 2)
         await raw.send_json({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": cancelled}})
         release.touch()
         assert (await reply_to(raw, 2, []))["result"]["stopReason"] == "cancelled"
@@ -154,7 +141,7 @@ async def test_while_the_early_first_call_streams_the_turn_is_saved_as_a_cancel_
         follow = {"sessionId": session_id, "prompt": [{"type": "text", "text": "well?"}]}
         await raw.send_json(request(2, "session/prompt", follow))
         await reply_to(raw, 2, seen)
-    assert [c["content"]["text"] for c in _chunks(seen)][:2] == ["Thinking ", "about it"]
+    assert [c["content"]["text"] for c in chunks(seen)][:2] == ["Thinking ", "about it"]
     assert srv.requests[-1].body["messages"][1:] == [
         {"role": "user", "content": "take your time"},
         {"role": "assistant", "content": "Thinking about it"},
@@ -173,7 +160,7 @@ async def test_during_a_turn_of_the_full_agent(
         await reply_to(raw, 2, [])
         prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
         await raw.send_json(request(3, "session/prompt", prompt))
-        while _chunks([await raw.read_message(FIRST_PROMPT_TIMEOUT)]) == []:
+        while chunks([await raw.read_message(FIRST_PROMPT_TIMEOUT)]) == []:
             pass
         elapsed = await closed_stdin_exit(raw)
         hung_up = await anyio.to_thread.run_sync(lambda: srv.wait_disconnect(5))
@@ -221,9 +208,9 @@ async def test_with_mcp_servers_and_no_child_is_left(
 
 SAVE_EARLY = """
 import sys
-from coder_agent.acp.early import EarlyRead
-from coder_agent.server import early_exit
-from coder_agent.server.early_session import EarlySession
+from coder_agent.prestart.early import EarlyRead
+from coder_agent.prestart import early_exit
+from coder_agent.prestart.early_session import EarlySession
 
 session = EarlySession("sess_1", sys.argv[1], [], "default", "openai/x", {}, sys.argv[2])
 session.prompt = (b"{}\\n", ["hello"])

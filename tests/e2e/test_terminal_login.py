@@ -26,8 +26,8 @@ import pytest
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.e2e.helpers import FIRST_PROMPT_TIMEOUT, EnvFactory, request
 from tests.support.acp_client import RawAgent, agent_command, base_env, raw_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, request
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

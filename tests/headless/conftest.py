@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.headless.helpers import REPO_ROOT, EnvFactory, Ran, RunInProcess
 from tests.support.acp_client import base_env
 from tests.support.headless import run_main
+from tests.support.run_helpers import REPO_ROOT, EnvFactory, Ran, RunInProcess
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from coder_agent.local.process_groups import live_members
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.headless.helpers import CLI, RUN_TIMEOUT, EnvFactory
-from tests.headless.screen import Screen
+from tests.support.run_helpers import CLI, RUN_TIMEOUT, EnvFactory
+from tests.support.screen import Screen
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from coder_agent.scripted.script import FinishStep, Reply, TextStep, UsageStep, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.headless.helpers import RunInProcess
+from tests.support.run_helpers import RunInProcess
 
 
 def finishing(reason: str) -> Reply:

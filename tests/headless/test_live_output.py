@@ -10,7 +10,7 @@ from rich.console import Console
 from coder_agent.acp.schema import AgentMessageChunk, TextContent, ToolCallProgress, ToolCallStart
 from coder_agent.headless.output import RunResult
 from coder_agent.headless.render import RichOutput
-from tests.headless.screen import Screen
+from tests.support.screen import Screen
 
 WIDTH = 40
 PIECES = ["Hello ", "**world**, this is ", "streamed.\n\nSecond ", "paragraph here."]

@@ -9,17 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from coder_agent.cli.sessions import main as sessions_main
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.sessions_cli import main as sessions_main
-from tests.headless.helpers import RunInProcess
-
-
-def tool_answer(srv: ScriptedModelServer, request: int = 1) -> str:
-    """What the model read back about the tool call of the previous request."""
-    message = srv.requests[request].body["messages"][-1]
-    assert message["role"] == "tool", message
-    return str(message["content"])
+from tests.support.run_helpers import RunInProcess, tool_answer
 
 
 def test_accept_edits_is_the_default_and_an_edit_lands_on_disk_with_its_diff_shown(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from coder_agent.scripted.script import FinishStep, ReasoningStep, Reply, TextStep, UsageStep
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.headless.helpers import RunInProcess, chat
 from tests.support.acp_schema import compile_schema
+from tests.support.run_helpers import RunInProcess, chat
 
 
 def test_a_prompt_file_is_sent_to_the_model_and_the_reply_printed_with_a_summary(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.headless.cli import _settings, parser
-from coder_agent.settings import SettingsError
+from coder_agent.cli.run import _settings, parser
+from coder_agent.config.settings import SettingsError
 
 
 def test_mcp_config_files_are_added_to_the_runs_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,8 +14,7 @@ import pytest
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.headless.helpers import CLI, RUN_TIMEOUT, EnvFactory, run_cli
-from tests.headless.test_modes import tool_answer
+from tests.support.run_helpers import CLI, RUN_TIMEOUT, EnvFactory, run_cli, tool_answer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 

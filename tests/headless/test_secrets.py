@@ -12,7 +12,7 @@ import pytest
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.headless.helpers import RunInProcess
+from tests.support.run_helpers import RunInProcess
 
 MASKED = "[secret CODER_AGENT_API_KEY]"
 

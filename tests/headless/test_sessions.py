@@ -10,9 +10,9 @@ from acp import PROTOCOL_VERSION
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.headless.helpers import RunInProcess, chat
 from tests.support.inproc import inproc_agent
 from tests.support.inproc import test_settings as agent_settings
+from tests.support.run_helpers import RunInProcess, chat
 
 
 def test_the_run_is_stored_and_an_editor_can_load_it(

@@ -4,4 +4,4 @@ from __future__ import annotations
 
 import pytest
 
-pytest.register_assert_rewrite("tests.llm.contract")
+pytest.register_assert_rewrite("tests.support.contract")

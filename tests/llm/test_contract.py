@@ -40,8 +40,7 @@ from coder_agent.scripted.script import (
     tool_call,
 )
 from coder_agent.scripted.server import ScriptedModelServer
-
-from .contract import ANTHROPIC, LM_STUDIO, OPENAI, PATHS, WIRES, Wire, both, run
+from tests.support.contract import ANTHROPIC, LM_STUDIO, OPENAI, PATHS, WIRES, Wire, both, run
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("wire", WIRES, ids=lambda w: w.name)]
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coder_agent.scripted.script import Reply
-
-from .contract import OPENAI, both
+from tests.support.contract import OPENAI, both
 
 pytestmark = pytest.mark.anyio
 

@@ -15,8 +15,7 @@ from coder_agent.llm.base import TextDelta
 from coder_agent.llm.fast_start import FastStartModel
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-
-from .contract import ANTHROPIC, HELLO, OPENAI, Wire, config_for
+from tests.support.contract import ANTHROPIC, HELLO, OPENAI, Wire, config_for
 
 pytestmark = pytest.mark.anyio
 
@@ -75,7 +74,7 @@ def test_the_first_call_of_a_process_streams_before_litellm_is_imported(tmp_path
     script = textwrap.dedent(
         """
         import sys, anyio
-        from coder_agent.llm.config import ModelConfig
+        from coder_agent.llm.wire.config import ModelConfig
         from coder_agent.llm.fast_start import FastStartModel
         from coder_agent.llm.messages import TextPart, UserMessage
         from coder_agent.scripted.script import Reply
@@ -102,7 +101,7 @@ def test_after_loading_litellms_first_call_imports_nothing_and_nothing_reaches_s
         """
         import sys, anyio
         from coder_agent.llm import loader
-        from coder_agent.llm.config import ModelConfig
+        from coder_agent.llm.wire.config import ModelConfig
         from coder_agent.llm.litellm_model import LiteLLMModel
         from coder_agent.llm.messages import TextPart, UserMessage
         from coder_agent.scripted.script import Reply, Script

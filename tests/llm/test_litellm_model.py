@@ -8,31 +8,11 @@ from contextlib import aclosing
 import anyio
 import pytest
 
-from coder_agent.llm.base import Completion, ModelError, ModelEvent, ReasoningDelta, TextDelta, ToolCallBegin
+from coder_agent.llm.base import Completion, ModelError, ReasoningDelta, TextDelta, ToolCallBegin
 from coder_agent.llm.litellm_model import LiteLLMModel, ModelConfig
-from coder_agent.llm.messages import TextPart, UserMessage
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-
-MESSAGES = [UserMessage(parts=[TextPart(text="hi")])]
-
-
-def model_for(srv: ScriptedModelServer, **overrides: float | int) -> LiteLLMModel:
-    config = ModelConfig(
-        model="openai/scripted",
-        api_base=srv.url,
-        api_key="sk-test",
-        timeout=float(overrides.get("timeout", 5.0)),
-        max_retries=int(overrides.get("max_retries", 2)),
-        retry_base_delay=float(overrides.get("retry_base_delay", 0.01)),
-    )
-    return LiteLLMModel(config)
-
-
-async def collect(model: LiteLLMModel, tools: list[dict[str, object]] | None = None) -> list[ModelEvent]:
-    with anyio.fail_after(30):
-        async with aclosing(model.stream(MESSAGES, tools or [])) as events:
-            return [event async for event in events]
+from tests.support.litellm_model import MESSAGES, collect, model_for
 
 
 @pytest.mark.anyio

@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from coder_agent.llm import catalog, price_map
-from coder_agent.llm.config import ModelConfig
-from coder_agent.llm.price_map import PriceMap
-from coder_agent.llm.routes import direct_route
-from coder_agent.server.early_prompt import route_keys
+from coder_agent.llm import catalog
+from coder_agent.llm.wire import model_map, price_map
+from coder_agent.llm.wire.config import ModelConfig
+from coder_agent.llm.wire.price_map import PriceMap
+from coder_agent.llm.wire.routes import direct_route
+from coder_agent.prestart.early_prompt import route_keys
 
 TOKENS = [(0, 0), (10, 5), (1000, 2000), (150_000, 10), (250_000, 100), (300_000, 1000)]
 
@@ -33,9 +35,9 @@ def litellm() -> ModuleType:
 
 
 def chat_models(providers: tuple[str, ...]) -> list[str]:
-    path = price_map._map_path()
+    path = model_map.map_path()
     assert path is not None
-    entries = json.loads(path.read_text())
+    entries = json.loads(Path(path).read_text())
     models = []
     for key, entry in entries.items():
         if isinstance(entry, dict) and entry.get("mode") == "chat" and entry.get("litellm_provider") in providers:
@@ -85,7 +87,8 @@ def test_catalog_answers_from_the_map_as_litellm_does(prices: PriceMap, litellm:
 @pytest.mark.e2e
 def test_reading_the_map_does_not_import_litellm() -> None:
     code = (
-        "import sys; from coder_agent.llm import price_map, catalog; m = price_map.load(); "
+        "import sys; from coder_agent.llm import catalog; from coder_agent.llm.wire import price_map; "
+        "m = price_map.load(); "
         "print(m is not None, catalog.context_window('anthropic/claude-sonnet-4-5'), 'litellm' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
@@ -95,7 +98,7 @@ def test_reading_the_map_does_not_import_litellm() -> None:
 def test_a_partial_map_holds_each_entry_as_the_whole_map_does() -> None:
     whole = price_map.load()
     assert whole is not None
-    text = price_map._map_path().read_text(encoding="utf-8")  # type: ignore[union-attr]
+    text = Path(str(model_map.map_path())).read_text(encoding="utf-8")
     names = list(json.loads(text))
     odd = [name for name in names if f"\n    {json.dumps(name)}: " not in text]  # litellm's file has one
     assert len(odd) < 10

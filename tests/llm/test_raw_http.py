@@ -11,7 +11,7 @@ import time
 import certifi
 import pytest
 
-from coder_agent.llm import raw_http
+from coder_agent.prestart import raw_http
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.silent_server import silent_server

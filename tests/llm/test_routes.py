@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from coder_agent.llm import price_map
-from coder_agent.llm.config import ModelConfig
-from coder_agent.llm.price_map import PriceMap
-from coder_agent.llm.routes import Route, direct_route
+from coder_agent.llm.wire import price_map
+from coder_agent.llm.wire.config import ModelConfig
+from coder_agent.llm.wire.price_map import PriceMap
+from coder_agent.llm.wire.routes import Route, direct_route
 
 BASE = "http://127.0.0.1:8000/v1"
 

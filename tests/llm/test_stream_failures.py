@@ -12,8 +12,7 @@ from coder_agent.llm.base import Completion, ModelError, TextDelta, ToolCallBegi
 from coder_agent.llm.litellm_model import LiteLLMModel, ModelConfig
 from coder_agent.scripted.script import CutStep, EndStep, Reply, ToolCallStep
 from coder_agent.scripted.server import ScriptedModelServer
-
-from .test_litellm_model import MESSAGES, collect, model_for
+from tests.support.litellm_model import MESSAGES, collect, model_for
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ from types import ModuleType
 
 import pytest
 
-from coder_agent.llm import vision
+from coder_agent.llm.wire import model_map, vision
 
 # Providers users name with a prefix (`gemini/...`); bare names are OpenAI's and Anthropic's.
 PROVIDERS = ("openai", "anthropic", "gemini", "openrouter", "mistral", "xai", "groq", "deepseek", "ollama")
@@ -21,7 +21,7 @@ def litellm() -> ModuleType:
 
 
 def model_strings() -> list[str]:
-    path = vision.map_path()
+    path = model_map.map_path()
     assert path is not None
     found = []
     with open(path, encoding="utf-8") as handle:
@@ -55,14 +55,17 @@ def test_known_and_unknown_models_without_litellm(model: str, sees: bool) -> Non
     assert vision.sees_images(model) is sees
 
 
-def test_an_entry_written_without_the_maps_usual_indentation_is_found(tmp_path: object) -> None:
+def test_an_entry_the_reader_cannot_be_sure_of_is_not_guessed(tmp_path: object) -> None:
+    """`model_map.find` reads only litellm's own layout; anything else is "unsure", and then the whole map is read."""
     from pathlib import Path
 
     path = Path(str(tmp_path)) / "map.json"
-    path.write_text(
-        '{\n    "a/m": {"supports_vision": false},\n"m": {\n  "litellm_provider": "a", "supports_vision": true}\n}'
-    )
-    assert vision.sees_images("a/m", str(path)) is False  # the whole string first, as litellm looks
-    assert vision.sees_images("b/m", str(path)) is False  # the name's entry belongs to another provider
-    path.write_text('{\n"m": {\n  "litellm_provider": "a", "supports_vision": true, "x": {"y": 1}}\n}')
-    assert vision.sees_images("a/m", str(path)) is True
+    path.write_text('{\n"m": {\n  "litellm_provider": "a", "supports_vision": true}\n}')
+    assert model_map.find(["m"], str(path)) is None  # named, but not on a line of its own as litellm writes it
+    path.write_text('{\n    "a/m": {"supports_vision": false},\n    "m": {"litellm_provider": "a"}\n}')
+    assert model_map.find(["a/m", "m", "z"], str(path)) == {
+        "a/m": {"supports_vision": False},
+        "m": {"litellm_provider": "a"},
+    }
+    path.write_text('{\n    "\\u006d": {}\n}')
+    assert model_map.find(["m"], str(path)) is None  # an escape could spell any name

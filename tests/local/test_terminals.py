@@ -14,8 +14,8 @@ from coder_agent.agent.errors import ClientError
 from coder_agent.local.process_groups import kill_group, live_members
 from coder_agent.local.terminals import LocalTerminals
 
-from .commands import SESSION, run
-from .processes import alive, alive_in_group, fifo, read_fifo
+from ..support.commands import SESSION, run
+from ..support.processes import alive, alive_in_group, fifo, read_fifo
 
 pytestmark = pytest.mark.anyio
 __all__ = ["fifo"]  # a fixture

@@ -16,8 +16,8 @@ import pytest
 
 from coder_agent.local.watchdog import WATCHDOG, Watchdog
 
-from .commands import run
-from .processes import alive_in_group, wait_gone
+from ..support.commands import run
+from ..support.processes import alive_in_group, wait_gone
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .support import http_server, new_tag
+from ..support.mcp_servers import http_server, new_tag
 
 
 @pytest.fixture(scope="module")

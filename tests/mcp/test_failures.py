@@ -14,7 +14,7 @@ from coder_agent.acp.schema import McpServerStdio
 from coder_agent.agent.tools.base import ToolError
 from coder_agent.mcp import McpServers
 
-from .support import http, http_server, processes_with, running, stdio
+from ..support.mcp_servers import http, http_server, processes_with, running, stdio
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import http, running, sse
+from ..support.mcp_servers import http, running, sse
 
 pytestmark = pytest.mark.anyio
 

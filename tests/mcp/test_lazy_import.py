@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import SERVERS, new_tag, processes_with
+from ..support.mcp_servers import SERVERS, new_tag, processes_with
 
 SCRIPT = """
 import sys, anyio

@@ -8,10 +8,10 @@ import anyio
 import pytest
 
 from coder_agent.acp.schema import ContentToolCallContent, EmbeddedResource, ImageContent, ResourceLink, TextContent
-from coder_agent.agent.permissions import PermissionRules, decide
+from coder_agent.agent.permissions.gate import PermissionRules, decide
 from coder_agent.mcp import McpServers
 
-from .support import CONTEXT, processes_with, running, stdio
+from ..support.mcp_servers import CONTEXT, processes_with, running, stdio
 
 pytestmark = pytest.mark.anyio
 

@@ -18,11 +18,11 @@ from acp import PROTOCOL_VERSION, text_block
 from acp.schema import AgentMessageChunk, TextContentBlock
 from websockets.asyncio.client import connect
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import FinishStep, Reply, TextStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.remote.harness import TEST_OPTIONS, Running, http_client, remote_server, sdk_websocket
 from tests.support.recording_client import RecordingClient
+from tests.support.remote_server import TEST_OPTIONS, Running, http_client, remote_server, sdk_websocket
 
 pytestmark = pytest.mark.anyio
 

@@ -13,11 +13,11 @@ import anyio
 import pytest
 from acp import PROTOCOL_VERSION, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, ToolCallStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.remote.harness import remote_server, sdk_websocket
 from tests.support.recording_client import RecordingClient
+from tests.support.remote_server import remote_server, sdk_websocket
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from coder_agent.agent.errors import Busy
-from coder_agent.agent.sessions import Sessions
+from coder_agent.agent.sessions.live import Sessions
 from coder_agent.remote.claims import Claims
 from coder_agent.store.sqlite import SqliteSessionStore
 

@@ -16,8 +16,8 @@ from acp.ws import create_websocket_stream
 
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.remote.served import agent_env, serve
 from tests.support.recording_client import RecordingClient
+from tests.support.served import agent_env, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 SERVE_ONLY = ("starlette", "uvicorn", "websockets", "coder_agent.remote")

@@ -13,12 +13,19 @@ import pytest
 from acp import PROTOCOL_VERSION, text_block
 from acp.client.connection import ClientSideConnection
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import FinishStep, Reply, TextStep, ToolCallStep, UsageStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.remote.harness import Running, acpremote_proxy, acpremote_websocket, remote_server, sdk_http, sdk_websocket
 from tests.support.acp_client import base_env, spawn_agent
 from tests.support.recording_client import RecordingClient
+from tests.support.remote_server import (
+    Running,
+    acpremote_proxy,
+    acpremote_websocket,
+    remote_server,
+    sdk_http,
+    sdk_websocket,
+)
 
 pytestmark = pytest.mark.anyio
 

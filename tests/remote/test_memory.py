@@ -19,8 +19,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from coder_agent.settings import Settings
-from tests.remote.harness import TEST_OPTIONS, EventStreamReader, Running, http_client, remote_server
+from coder_agent.config.settings import Settings
+from tests.support.remote_server import TEST_OPTIONS, EventStreamReader, Running, http_client, remote_server
 
 pytestmark = pytest.mark.anyio
 

@@ -9,10 +9,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from coder_agent.auth.keystore import KeyStore
+from coder_agent.config.keystore import KeyStore
+from coder_agent.config.settings import Settings
 from coder_agent.remote.security import Gate, is_loopback
-from coder_agent.settings import Settings
-from tests.remote.harness import http_client, remote_server
+from tests.support.remote_server import http_client, remote_server
 
 pytestmark = pytest.mark.anyio
 

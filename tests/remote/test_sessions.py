@@ -13,11 +13,11 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import AgentMessageChunk, TextContentBlock, UserMessageChunk
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import FinishStep, Reply, SleepStep, TextStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.remote.harness import acpremote_websocket, remote_server, sdk_http, sdk_websocket
 from tests.support.recording_client import RecordingClient
+from tests.support.remote_server import acpremote_websocket, remote_server, sdk_http, sdk_websocket
 
 pytestmark = pytest.mark.anyio
 

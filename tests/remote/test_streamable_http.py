@@ -14,10 +14,10 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.remote.harness import TEST_OPTIONS, EventStreamReader, Running, http_client, remote_server
+from tests.support.remote_server import TEST_OPTIONS, EventStreamReader, Running, http_client, remote_server
 
 pytestmark = pytest.mark.anyio
 

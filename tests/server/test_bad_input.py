@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from coder_agent.settings import Settings
+from coder_agent.config.settings import Settings
 from tests.support.driving import initialize, request
 from tests.support.inproc import InprocRaw, inproc_raw
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
 from tests.support.inproc import InprocRaw, inproc_raw

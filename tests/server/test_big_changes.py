@@ -16,10 +16,10 @@ import anyio
 import pytest
 from acp.schema import AgentMessageChunk, ToolCallStart
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, ToolCallStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.server.helpers import Run, session
+from tests.support.server_helpers import Run, session
 
 pytestmark = pytest.mark.anyio
 

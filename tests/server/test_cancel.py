@@ -9,9 +9,9 @@ import anyio
 import pytest
 from acp import text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.driving import BackgroundPrompt, initialize, open_session, request, updates
 from tests.support.inproc import inproc_agent, inproc_raw
 

@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 from acp import PROTOCOL_VERSION, text_block
-from acp.schema import AvailableCommandsUpdate, UserMessageChunk
+from acp.schema import UserMessageChunk
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.inproc import InprocAgent, InprocRaw, inproc_agent, inproc_raw
 from tests.support.recording_client import RecordingClient
+from tests.support.server_helpers import commands_of
 
 pytestmark = pytest.mark.anyio
 
@@ -29,14 +30,6 @@ def last_user_text(srv: ScriptedModelServer) -> str:
 async def start(agent: InprocAgent, workspace: Path) -> str:
     await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
     return (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
-
-
-async def commands_of(agent: InprocAgent, session_id: str) -> dict[str, Any]:
-    def announced() -> list[Any]:
-        return [u for u in agent.client.updates(session_id) if isinstance(u, AvailableCommandsUpdate)]
-
-    await agent.client.wait_for(lambda: bool(announced()))
-    return {command.name: command for command in announced()[-1].available_commands}
 
 
 async def reply_then_commands(raw: InprocRaw, request_id: str, method: str, params: dict[str, Any]) -> None:

@@ -9,11 +9,11 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import AvailableCommandsUpdate, McpServerStdio
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.mcp.support import SERVERS, new_tag
 from tests.support.inproc import inproc_agent
+from tests.support.mcp_servers import SERVERS, new_tag
 
 pytestmark = pytest.mark.anyio
 

@@ -12,15 +12,15 @@ from typing import Any
 import anyio
 import pytest
 
-from coder_agent.acp.early import EarlyRead, answer_initialize, answer_next
-from coder_agent.llm import price_map
+from coder_agent.config.settings import Settings
+from coder_agent.llm.wire import price_map
+from coder_agent.prestart.capabilities import initialize_result
+from coder_agent.prestart.early import EarlyRead, answer_initialize, answer_next
+from coder_agent.prestart.early_session import EarlySession, new_session_answerer
+from coder_agent.prestart.settings_peek import Peek
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.server.capabilities import initialize_result
-from coder_agent.server.early_session import EarlySession, new_session_answerer
 from coder_agent.server.session_mcp import SessionMcp
-from coder_agent.settings import Settings
-from coder_agent.settings_peek import Peek
 from tests.support.driving import initialize, request
 from tests.support.inproc import inproc_raw
 

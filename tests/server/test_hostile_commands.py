@@ -8,11 +8,11 @@ import pytest
 from acp import PROTOCOL_VERSION, text_block
 from acp.schema import AgentMessageChunk
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.server.test_commands import commands_of
 from tests.support.hostile_checkout import SECRET, lay_out
 from tests.support.inproc import inproc_agent
+from tests.support.server_helpers import commands_of
 
 pytestmark = pytest.mark.anyio
 

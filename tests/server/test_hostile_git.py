@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from acp.schema import AgentMessageChunk, ToolCallStart
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.server.helpers import session
 from tests.support.hostile_git import CHANGED, COMMAND, lay_out
+from tests.support.server_helpers import session
 
 pytestmark = pytest.mark.anyio
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from acp import PROTOCOL_VERSION, resource_link_block, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.hostile_checkout import SECRET, lay_out
 from tests.support.inproc import inproc_agent
 

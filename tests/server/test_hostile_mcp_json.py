@@ -12,9 +12,9 @@ import pytest
 from acp import PROTOCOL_VERSION, text_block
 from acp.schema import AgentMessageChunk
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.hostile_checkout import lay_out
 from tests.support.inproc import inproc_agent
 from tests.support.recording_client import RecordingClient

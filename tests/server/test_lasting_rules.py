@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from acp import PROTOCOL_VERSION, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.inproc import inproc_agent
 from tests.support.recording_client import PermissionRequest, RecordingClient
 

@@ -9,10 +9,10 @@ import anyio
 import pytest
 from acp import PROTOCOL_VERSION, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.server import session_handlers
-from coder_agent.settings import Settings
 from tests.support.inproc import inproc_agent
 
 pytestmark = pytest.mark.anyio

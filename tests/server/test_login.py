@@ -12,12 +12,12 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import AuthCapabilities, ClientCapabilities
 
-from coder_agent.acp.early import answer_initialize
-from coder_agent.auth.keystore import KeyStore
+from coder_agent.config.keystore import KeyStore
+from coder_agent.config.settings import Settings
+from coder_agent.prestart.capabilities import initialize_result
+from coder_agent.prestart.early import answer_initialize
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.server.capabilities import initialize_result
-from coder_agent.settings import Settings
 from tests.support.inproc import inproc_agent, inproc_raw
 
 pytestmark = pytest.mark.anyio

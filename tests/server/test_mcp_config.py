@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from acp import PROTOCOL_VERSION, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.inproc import inproc_agent
 from tests.support.recording_client import PermissionRequest, RecordingClient
 
 pytestmark = pytest.mark.anyio
 
-TEST_SERVER = str(Path(__file__).parents[1] / "mcp" / "servers.py")
+TEST_SERVER = str(Path(__file__).parents[1] / "support" / "mcp_server_script.py")
 # A "server" that only leaves a mark that it was started, then exits (the agent reports it and goes on).
 MARK = "import pathlib, sys; pathlib.Path(sys.argv[1]).write_text('started')"
 

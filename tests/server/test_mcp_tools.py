@@ -10,18 +10,18 @@ import pytest
 from acp import PROTOCOL_VERSION, text_block
 from acp.schema import EnvVariable, McpServerStdio
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.server.helpers import Run
 from tests.support.driving import model_saw, texts, updates
 from tests.support.inproc import inproc_agent
 from tests.support.recording_client import RecordingClient
+from tests.support.server_helpers import Run
 
 pytestmark = pytest.mark.anyio
 FIRST_PROMPT_TIMEOUT = 30.0
 
-SERVER = str(Path(__file__).resolve().parents[1] / "mcp" / "servers.py")
+SERVER = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server_script.py")
 
 
 def demo(name: str = "demo") -> McpServerStdio:

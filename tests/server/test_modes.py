@@ -10,13 +10,13 @@ import pytest
 from acp import PROTOCOL_VERSION
 from acp.schema import ConfigOptionUpdate, CurrentModeUpdate
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.server.helpers import Run, session
 from tests.support.driving import BackgroundPrompt, model_saw, updates
 from tests.support.inproc import inproc_agent
 from tests.support.recording_client import PermissionRequest, RecordingClient
+from tests.support.server_helpers import Run, session
 
 pytestmark = pytest.mark.anyio
 

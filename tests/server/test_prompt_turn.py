@@ -9,9 +9,9 @@ import anyio
 import pytest
 from acp import PROTOCOL_VERSION, embedded_text_resource, resource_block, resource_link_block, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import FinishStep, Reply, TextStep, UsageStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.driving import initialize, request, texts, updates
 from tests.support.inproc import inproc_agent, inproc_raw
 

@@ -15,9 +15,9 @@ import pytest
 
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.server.helpers import PROFILES, Profile, session
 from tests.support.driving import model_saw, open_session, prompt
 from tests.support.inproc import inproc_agent
+from tests.support.server_helpers import PROFILES, Profile, session
 
 pytestmark = pytest.mark.anyio
 

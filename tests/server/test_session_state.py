@@ -9,9 +9,9 @@ import anyio
 import pytest
 from acp import PROTOCOL_VERSION, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, SleepStep, TextStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from coder_agent.store.sqlite import SqliteSessionStore
 from tests.support.inproc import InprocAgent, inproc_agent
 

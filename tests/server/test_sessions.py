@@ -9,9 +9,9 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError
 
 from coder_agent.agent.usage import FALLBACK_CONTEXT_WINDOW
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from coder_agent.store.base import SessionRecord
 from tests.support.driving import (
     BackgroundPrompt,

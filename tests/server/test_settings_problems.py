@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.inproc import inproc_raw
 
 pytestmark = pytest.mark.anyio
@@ -47,7 +47,7 @@ async def test_a_bad_retry_setting_refuses_prompts_only_and_names_the_setting(
 
 
 def test_strict_loading_still_raises_naming_every_bad_setting(tmp_path: Path) -> None:
-    from coder_agent.settings import SettingsError
+    from coder_agent.config.settings import SettingsError
 
     environ = {"HOME": str(tmp_path), "CODER_AGENT_MAX_RETRIES": "x", "CODER_AGENT_LOG_LEVEL": "LOUD"}
     with pytest.raises(SettingsError) as raised:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from acp import PROTOCOL_VERSION, text_block
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import FinishStep, Reply, TextStep, UsageStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.inproc import inproc_agent
 
 pytestmark = pytest.mark.anyio

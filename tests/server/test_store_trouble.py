@@ -8,9 +8,9 @@ import anyio
 import pytest
 from acp import RequestError
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.driving import BackgroundPrompt, delete_session, open_session, prompt
 from tests.support.inproc import inproc_agent
 

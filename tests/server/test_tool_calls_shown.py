@@ -11,9 +11,9 @@ import pytest
 from acp import PROTOCOL_VERSION, text_block
 from acp.schema import ReadTextFileResponse, ToolCallProgress, ToolCallStart
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, ToolCallStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
 from tests.support.editor_client import EDITOR_CAPABILITIES, EditorClient
 from tests.support.inproc import inproc_agent
 from tests.support.recording_client import RecordingClient

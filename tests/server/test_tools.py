@@ -8,12 +8,12 @@ from pathlib import Path
 import anyio
 import pytest
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.settings import Settings
-from tests.server.helpers import PROFILES, Profile, session
 from tests.support.driving import BackgroundPrompt, model_saw
 from tests.support.editor_client import EditorClient
+from tests.support.server_helpers import PROFILES, Profile, session
 
 pytestmark = pytest.mark.anyio
 

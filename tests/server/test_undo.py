@@ -12,10 +12,10 @@ import anyio
 import pytest
 from acp import PROTOCOL_VERSION, text_block
 
+from coder_agent.cli.sessions import main as sessions_main
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, ToolCallStep
 from coder_agent.scripted.server import ScriptedModelServer
-from coder_agent.sessions_cli import main as sessions_main
-from coder_agent.settings import Settings
 from tests.support.inproc import inproc_agent
 
 pytestmark = pytest.mark.anyio

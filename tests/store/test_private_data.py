@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.logs import PrivateRotatingFileHandler, setup_logging
+from coder_agent.kit.logs import PrivateRotatingFileHandler, setup_logging
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
 

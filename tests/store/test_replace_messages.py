@@ -16,7 +16,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
-from tests.e2e.helpers import REPO_ROOT
+from tests.support.agent_env import REPO_ROOT
 
 
 @pytest.fixture

@@ -27,13 +27,13 @@ import anyio.lowlevel
 from acp.client.connection import ClientSideConnection
 
 from coder_agent.acp.byte_streams import MemoryByteReceiveStream
-from coder_agent.acp.early import EarlyRead, answer_initialize, answer_next
+from coder_agent.config.settings import Settings
+from coder_agent.prestart.capabilities import initialize_result
+from coder_agent.prestart.early import EarlyRead, answer_initialize, answer_next
+from coder_agent.prestart.early_session import new_session_answerer
+from coder_agent.prestart.settings_peek import Peek
 from coder_agent.server.assembly import serve, serve_stdio
-from coder_agent.server.capabilities import initialize_result
-from coder_agent.server.early_session import new_session_answerer
 from coder_agent.server.settings_problems import NEEDED_BY
-from coder_agent.settings import Settings
-from coder_agent.settings_peek import Peek
 from tests.support.acp_schema import AgentMessageValidator
 from tests.support.recording_client import RecordingClient
 

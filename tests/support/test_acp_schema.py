@@ -8,12 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.acp_schema import (
-    AgentMessageValidator,
-    SchemaUnavailableError,
-    fetch_from_npm,
-    find_schema_path,
-)
+from tests.support.acp_schema import AgentMessageValidator, SchemaUnavailableError, fetch_from_npm, find_schema_path
 
 TEXT = {"type": "text", "text": "hi"}
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticSerializationError
 
-from ...unicode import dumps
+from ...kit.unicode import dumps
 
 
 class Wire(BaseModel):

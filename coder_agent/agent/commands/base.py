@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from ...acp.schema import AvailableCommand, AvailableCommandInput, ContentBlock, StopReason, TextContent
 
 if TYPE_CHECKING:
-    from ..checkpoints import UndoReport
-    from ..session import Session
+    from ..sessions.session import Session
+    from ..workspace.checkpoints import UndoReport
 
 _INVOCATION = re.compile(r"/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")  # what a command file's name may be

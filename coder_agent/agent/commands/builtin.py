@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ...acp.schema import StopReason
-from ..checkpoints import UndoReport
-from ..git import git_answer, git_output
-from ..prompts import render
-from ..session import Session
+from ...kit.prompts import render
+from ..sessions.session import Session
+from ..workspace.checkpoints import UndoReport
+from ..workspace.git import git_answer, git_output
 from .base import Command, CommandServices
 
 MAX_DIFF_CHARS = 100_000  # of `/review`'s diff given to the model; the model can read the rest itself

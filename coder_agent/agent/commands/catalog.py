@@ -11,7 +11,7 @@ import anyio
 
 from ...acp.schema import AvailableCommand, ContentBlock
 from ..errors import InvalidInput
-from ..session import Session
+from ..sessions.session import Session
 from ..tool_source import SourcePrompt, ToolSource
 from .base import Command, Invocation, parse, with_arguments
 from .builtin import BUILTINS

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...acp.schema import StopReason
-from ...untrusted import Refused, read_capped
-from ..session import Session
+from ...kit.untrusted import Refused, read_capped
+from ..sessions.session import Session
 from .base import NAME, Command, CommandServices, with_arguments
 
 log = logging.getLogger(__name__)

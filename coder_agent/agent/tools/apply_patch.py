@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...acp.schema import ToolCallLocation
-from ..patching import FileResult, PatchError, apply_patch, parse_patch
+from ..workspace.patching import FileResult, PatchError, apply_patch, parse_patch
 from .base import FileChange, Intent, Tool, ToolArgs, ToolContext, ToolError
 from .write_file import read_current
 

@@ -26,9 +26,9 @@ from ...acp.schema import (
     ToolCallLocation,
     ToolKind,
 )
+from ...kit.prompts import read_prompt
 from ..client import Client
-from ..files import Files
-from ..prompts import read_prompt
+from ..workspace.files import Files
 
 Effect = Literal["read", "edit", "execute", "none"]
 """What the permission gate decides on: reading is free, editing and executing may ask, `none` never asks."""

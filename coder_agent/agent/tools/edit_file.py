@@ -6,7 +6,7 @@ import re
 
 from pydantic import Field
 
-from ..patching import uses_crlf
+from ..workspace.patching import uses_crlf
 from .base import FileChange, Intent, Tool, ToolArgs, ToolContext, ToolError
 from .write_file import edit_intent, read_current
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import anyio
 from pydantic import Field
 
-from ..ignore import list_files
+from ..workspace.ignore import list_files
 from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
 MAX_ENTRIES = 400

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...acp.schema import ToolCallLocation
-from ..files import BinaryFileError
+from ..workspace.files import BinaryFileError
 from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, text_content
 
 DEFAULT_LIMIT = 2000

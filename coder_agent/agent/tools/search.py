@@ -13,8 +13,8 @@ import anyio
 import anyio.from_thread
 from pydantic import Field
 
-from ..files import looks_binary
-from ..ignore import Listing, glob_regex, list_files
+from ..workspace.files import looks_binary
+from ..workspace.ignore import Listing, glob_regex, list_files
 from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
 MAX_LINE = 300  # characters of a matching line shown

@@ -1,28 +1,16 @@
-"""The built-in tools' specs (what the model is offered) as data, for the early first model call.
-
-Each `Tool.spec()` is made with pydantic; the early call is sent before pydantic is imported, so it reads the
-same specs from `specs.json`, written from the tools by `python -m coder_agent.agent.tools.specs --write`.
-A test checks that the file still says exactly what the tools say (key order included: the runtime compares
-request bodies byte for byte). Standard library only (the tools are imported only to write or check the file).
-"""
+"""Writing and checking `prestart/tool_specs.json`, the built-in tools' specs as the early first call reads them
+(`prestart.tool_specs`): `python -m coder_agent.agent.tools.specs --write` after changing a tool's parameters or
+description, `--check` (what a test does) to see that the file still says exactly what the tools say."""
 
 from __future__ import annotations
 
 import json
 import sys
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-SPECS_FILE = Path(__file__).with_name("specs.json")
+from ...prestart.tool_specs import SPECS_FILE
+
 WRITE_COMMAND = "python -m coder_agent.agent.tools.specs --write"
-
-
-@cache
-def builtin_specs() -> list[dict[str, Any]]:
-    """`[tool.spec() for tool in builtin_tools()]`, read from `specs.json` once (shared: do not change it)."""
-    specs: list[dict[str, Any]] = json.loads(SPECS_FILE.read_text(encoding="utf-8"))
-    return specs
 
 
 def specs_text(specs: list[dict[str, Any]]) -> str:

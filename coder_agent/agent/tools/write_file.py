@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from ...acp.schema import ToolCallLocation
-from ..files import BinaryFileError
-from ..patching import uses_crlf
+from ..workspace.files import BinaryFileError
+from ..workspace.patching import uses_crlf
 from .base import FileChange, Intent, Tool, ToolArgs, ToolContext, ToolError
 
 

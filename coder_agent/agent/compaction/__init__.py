@@ -1,0 +1,3 @@
+"""Compaction: the context window (`window`), what a compaction keeps (`plan`), the summary call
+(`summarize`) and running one (`compactor`).
+"""

@@ -1,0 +1,200 @@
+"""`coder-agent run`: the agent on one prompt, headless, in this process, with live output on the terminal.
+
+Exit codes: 0 end_turn, 1 error, 2 usage error, 3 max_turn_requests, 4 refusal, 5 max_tokens, 130 cancelled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..acp.schema import StopReason
+from ..agent.permissions.gate import MODE_IDS
+from ..kit.masking import masked_stdio
+
+if TYPE_CHECKING:
+    from ..config.settings import Settings
+
+log = logging.getLogger(__name__)
+
+EXIT_CODES: dict[StopReason, int] = {
+    "end_turn": 0,
+    "max_turn_requests": 3,
+    "refusal": 4,
+    "max_tokens": 5,
+    "cancelled": 130,
+}
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="coder-agent run",
+        description="Run the agent on one prompt, in this terminal, and show what it does. "
+        "Exit codes: 0 end_turn, 1 error, 2 usage, 3 max_turn_requests, 4 refusal, 5 max_tokens, 130 cancelled.",
+    )
+    parser.add_argument(
+        "prompt_file", nargs="?", metavar="PROMPT_FILE", help="a file holding the prompt; - reads stdin"
+    )
+    parser.add_argument("--prompt", metavar="TEXT", help="the prompt itself, instead of a file")
+    parser.add_argument("--cwd", metavar="DIR", help="the project folder the agent works in (default: this one)")
+    parser.add_argument("--model", metavar="MODEL", help="litellm model string (overrides CODER_AGENT_MODEL)")
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--mode", choices=MODE_IDS, help="permission mode (default: accept-edits)")
+    modes.add_argument("--yes", action="store_true", help="bypass mode: every edit and command runs unasked")
+    modes.add_argument("--read-only", action="store_true", help="plan mode: no edits, no commands")
+    parser.add_argument("--max-turn-requests", type=_positive, metavar="N", help="model calls before the turn stops")
+    parser.add_argument("--session", metavar="ID", help="continue this stored session")
+    parser.add_argument("--json", action="store_true", help="one JSON object per line on stdout")
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="MCP servers from FILE (.mcp.json format) besides your own mcp.json; naming a project's .mcp.json "
+        "here approves it for this run",
+    )
+    return parser
+
+
+def _mode(args: argparse.Namespace) -> str:
+    if args.yes:
+        return "bypass"
+    if args.read_only:
+        return "plan"
+    return str(args.mode or "accept-edits")
+
+
+def _prompt(args: argparse.Namespace, usage: argparse.ArgumentParser) -> str:
+    if (args.prompt_file is None) == (args.prompt is None):
+        usage.error("give either PROMPT_FILE (- for stdin) or --prompt TEXT")
+    if args.prompt is not None:
+        text = str(args.prompt)
+    elif args.prompt_file == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(args.prompt_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            usage.error(f"cannot read the prompt file {args.prompt_file}: {getattr(exc, 'strerror', None) or exc}")
+    if not text.strip():
+        usage.error("the prompt is empty")
+    return text
+
+
+def _cwd(args: argparse.Namespace, usage: argparse.ArgumentParser) -> str:
+    cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
+    if not os.path.isdir(cwd):
+        usage.error(f"--cwd {args.cwd}: not a directory")
+    return cwd
+
+
+def main(argv: list[str]) -> int:
+    """`coder-agent run ARGS`: `argv` is what follows `run`. Returns the exit code."""
+    usage = parser()
+    try:
+        args = usage.parse_args(argv)
+        prompt, cwd, mode = _prompt(args, usage), _cwd(args, usage), _mode(args)
+        with masked_stdio():  # the live view, the JSON lines, errors: no known secret in them
+            return _run(args, prompt, cwd, mode)
+    except SystemExit as exc:  # argparse: --help, or a usage error (already explained on stderr)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except KeyboardInterrupt:  # while reading the prompt, or before the run took Ctrl-C over
+        return EXIT_CODES["cancelled"]
+
+
+def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
+    from ..llm.loader import OFFLINE_ENV
+
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+
+    import anyio
+    from rich.console import Console
+
+    from ..config.settings import SettingsError, warn_about_workspace_dotenv
+    from ..headless.output import JsonOutput, Output, RunResult
+    from ..headless.permissions import RejectUnasked, TerminalAsk
+    from ..headless.render import RichOutput
+    from ..headless.run import RunError, RunRequest, run_prompt
+    from ..local.client import PermissionPolicy
+
+    errors, terminal = Console(stderr=True, highlight=False), Console(highlight=False)
+    for console in (errors, terminal):
+        console.soft_wrap = not console.is_terminal  # a pipe or a file gets whole lines
+    output: Output = JsonOutput() if args.json else RichOutput(terminal, errors, cwd)
+    try:
+        settings = _settings(args)
+    except SettingsError as exc:
+        output.error(str(exc))
+        return EXIT_ERROR
+    _quiet_logging(settings.log_level, settings.log_dir)
+    warn_about_workspace_dotenv()
+
+    interactive = not args.json and sys.stdin.isatty() and sys.stderr.isatty()
+    permissions: PermissionPolicy = TerminalAsk(output, errors) if interactive else RejectUnasked(output)
+    request = RunRequest(prompt=prompt, cwd=cwd, mode=mode, session_id=args.session, model=args.model)
+    started = time.monotonic()
+    try:
+        result = anyio.run(run_prompt, settings, request, output, permissions)
+    except RunError as exc:
+        output.error(exc.message, exc.session_id)
+        return EXIT_ERROR
+    except KeyboardInterrupt:  # before the run took Ctrl-C over
+        result = RunResult("cancelled", None, time.monotonic() - started)
+    except Exception as exc:
+        log.exception("coder-agent run failed")
+        while isinstance(exc, ExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]
+        output.error(f"internal error: {type(exc).__name__}: {exc}")
+        return EXIT_ERROR
+    output.result(result)
+    return EXIT_CODES[result.stop_reason]
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    """The settings, with the command line's overrides; raises `SettingsError` when one is unusable."""
+    from ..agent.prompting import NO_MODEL_MESSAGE
+    from ..config.settings import Settings, SettingsError
+
+    settings = Settings.load()
+    overrides: dict[str, object] = {}
+    if args.model:  # also offered as a choice, so that a continued session can switch to it
+        overrides.update(model=args.model, models=[args.model, *settings.models])
+    if args.max_turn_requests:
+        overrides["max_turn_requests"] = args.max_turn_requests
+    for name in args.mcp_config:
+        if not os.path.isfile(name):
+            raise SettingsError(f"--mcp-config {name}: no such file")
+    if args.mcp_config:
+        overrides["mcp_config"] = [*settings.mcp_config, *(os.path.abspath(name) for name in args.mcp_config)]
+    settings = settings.model_copy(update=overrides)
+    if settings.model is None and args.session is None:
+        raise SettingsError(f"{NO_MODEL_MESSAGE} Or pass --model.")
+    return settings
+
+
+def _quiet_logging(level: str, log_dir: Path) -> None:
+    """Everything to the log file; only warnings and errors to stderr, beside the run's own output."""
+    from ..kit.logs import setup_logging
+
+    setup_logging(level, log_dir)
+    for handler in logging.getLogger().handlers:
+        if type(handler) is logging.StreamHandler:
+            handler.setLevel(logging.WARNING)
