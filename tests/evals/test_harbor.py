@@ -1,10 +1,11 @@
 """The smoke suite under Harbor: `python -m evals export-harbor`, then Harbor itself runs the exported tasks on
-docker with its oracle (every task scores 1.0), and with coder-agent's Harbor agent (`evals/harbor_agent.py`,
-installed from this checkout's wheel) against golden and null scripts served here on docker's bridge: 1.0 and
-0.0, as in our harness. The Harbor job then reads back into our reports (`show`, `compare`).
+docker with its oracle (every task scores 1.0) and its `nop` agent (nothing done: every task scores 0), and with
+coder-agent's Harbor agent (`evals/harbor_agent.py`, installed from this checkout's wheel) against golden and
+null scripts served here on docker's bridge: 1.0 and 0.0, as in our harness. The Harbor job then reads back
+into our reports (`show`, `compare`).
 
 About 3 minutes on an idle 2-core machine (Harbor's own start and teardown, a container per trial, the agent's
-install from the wheel and a wheelhouse); the oracle runs all 12 tasks, four at a time.
+install from the wheel and a wheelhouse); the oracle and nop jobs run all 12 tasks, four at a time each.
 
 Needs docker and Harbor (`bash evals/docker/setup.sh --harbor`; EVALS_HARBOR names the `harbor` command, by
 default the one that script installs). Skips without them, unless EVALS_REQUIRE_DOCKER=1 (CI).
@@ -66,6 +67,7 @@ def _harbor_or_skip() -> str:
 class Jobs:
     root: Path
     oracle: LoadedRun
+    nop: LoadedRun
     golden: LoadedRun
     null: LoadedRun
 
@@ -104,6 +106,7 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jobs]:
     with golden, null:
         running = {
             "oracle": _harbor(harbor, jobs_dir, "oracle", "-p", str(tasks), "-a", "oracle", "-n", "4"),
+            "nop": _harbor(harbor, jobs_dir, "nop", "-p", str(tasks), "-a", "nop", "-n", "4"),
             "golden": _harbor(harbor, jobs_dir, "golden", *_coder_agent(GOLDEN_TASK, tasks, wheel, wheels, golden.url)),
             "null": _harbor(harbor, jobs_dir, "null", *_coder_agent(NULL_TASK, tasks, wheel, wheels, null.url)),
         }
@@ -117,7 +120,8 @@ def jobs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jobs]:
                 if process.poll() is None:
                     process.kill()
                     process.wait(timeout=60)
-    yield Jobs(root, load_run(jobs_dir / "oracle"), load_run(jobs_dir / "golden"), load_run(jobs_dir / "null"))
+    loaded = {name: load_run(jobs_dir / name) for name in running}
+    yield Jobs(root, loaded["oracle"], loaded["nop"], loaded["golden"], loaded["null"])
 
 
 def _errors(run: LoadedRun) -> str:
@@ -127,6 +131,12 @@ def _errors(run: LoadedRun) -> str:
 def test_harbors_oracle_scores_every_exported_smoke_task(jobs: Jobs) -> None:
     assert len(jobs.oracle.results) == len(list(load_suite("smoke").tasks())) >= 12
     assert all(r.resolved for r in jobs.oracle.results), _errors(jobs.oracle)
+
+
+def test_harbors_nop_agent_scores_0_on_every_exported_smoke_task(jobs: Jobs) -> None:
+    # The null side of the verifier's contract: an untouched workspace, no answer and no plan fail every task.
+    assert len(jobs.nop.results) == len(list(load_suite("smoke").tasks()))
+    assert not [r.task for r in jobs.nop.results if r.resolved or r.error is not None]
 
 
 def test_coder_agent_under_harbor_scores_the_golden_script_1_and_the_null_script_0(jobs: Jobs) -> None:
