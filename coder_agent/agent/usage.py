@@ -1,4 +1,6 @@
-"""`usage_update` after each model call: tokens in context, the model's context window, cumulative cost."""
+"""`usage_update` after each model call: tokens in context, the model's context window, cumulative cost; and in
+`_meta["coder-agent"].usage` the call's own split (all its prompt tokens, the cache reads among them, its output
+tokens), which ACP v1 has no field for and eval runs add up per trial."""
 
 from __future__ import annotations
 
@@ -17,4 +19,9 @@ async def report_usage(session: Session, usage: Usage | None, size: int = FALLBA
     used = usage.prompt_tokens + usage.completion_tokens
     session.context_tokens, session.context_mark = used, len(session.history)
     cost = Cost(amount=round(session.cost_usd, 6), currency="USD") if usage.cost_usd is not None else None
-    await session.publish(UsageUpdate(used=used, size=size, cost=cost))
+    split = {
+        "inputTokens": usage.prompt_tokens,
+        "cachedReadTokens": usage.cached_tokens,
+        "outputTokens": usage.completion_tokens,
+    }
+    await session.publish(UsageUpdate(used=used, size=size, cost=cost, _meta={"coder-agent": {"usage": split}}))

@@ -53,7 +53,11 @@ class StreamAccumulator:
         events: list[ModelEvent] = []
         usage = _field(chunk, "usage")
         if usage is not None:
-            self._add_usage(int(_field(usage, "prompt_tokens") or 0), int(_field(usage, "completion_tokens") or 0))
+            details = _field(usage, "prompt_tokens_details")
+            cached = int(_field(details, "cached_tokens") or 0) if details is not None else 0
+            self._add_usage(
+                int(_field(usage, "prompt_tokens") or 0), int(_field(usage, "completion_tokens") or 0), cached
+            )
         choices = _field(chunk, "choices")
         if not choices:
             return events
@@ -80,14 +84,15 @@ class StreamAccumulator:
             self._add_tool_call_delta(call, events)
         return events
 
-    def _add_usage(self, prompt: int, completion: int) -> None:
+    def _add_usage(self, prompt: int, completion: int, cached: int = 0) -> None:
         # As litellm adds up a stream's usage: a count of 0 never replaces an earlier one, and (0, 0) is
         # no usage at all (what litellm reports when the provider sent none).
         old = self._usage
         if old is not None:
             prompt, completion = prompt or old.prompt_tokens, completion or old.completion_tokens
+            cached = cached or old.cached_tokens
         if prompt or completion:
-            self._usage = Usage(prompt, completion)
+            self._usage = Usage(prompt, completion, cached_tokens=cached)
 
     def _add_tool_call_delta(self, call: Any, events: list[ModelEvent]) -> None:
         index = _field(call, "index") or 0

@@ -107,12 +107,17 @@ class AnthropicDeltas:
         call = {"function": {"arguments": "{}"}, "type": "function", "index": self._tool_index}
         return _delta_chunk({"tool_calls": [call]})
 
-    def _add_usage(self, usage: dict[str, Any]) -> dict[str, int]:
+    def _add_usage(self, usage: dict[str, Any]) -> dict[str, Any]:
         self._usage.update(usage)
         u = self._usage
         parts = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
         prompt = sum(int(u.get(key) or 0) for key in parts)
-        return {"prompt_tokens": prompt, "completion_tokens": int(u.get("output_tokens") or 0)}
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": int(u.get("output_tokens") or 0),
+            # the cache reads, as OpenAI's wire (and litellm) say them
+            "prompt_tokens_details": {"cached_tokens": int(u.get("cache_read_input_tokens") or 0)},
+        }
 
 
 def _delta_chunk(delta: dict[str, Any]) -> dict[str, Any]:

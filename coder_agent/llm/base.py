@@ -33,9 +33,10 @@ class ToolCallBegin:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    prompt_tokens: int
+    prompt_tokens: int  # all of them, cached or not
     completion_tokens: int
     cost_usd: float | None = None
+    cached_tokens: int = 0  # of the prompt tokens, those read from the provider's prompt cache
 
 
 @dataclass(frozen=True, slots=True)
