@@ -72,7 +72,8 @@ ALLOWED: dict[str, set[str]] = {
         *("acp", "agent.client", "agent.compaction", "agent.sessions", "agent.tool_calls", "agent.tools"),
         *("agent.usage", "agent.workspace", "kit", "llm"),
     },
-    "agent.prompting": AGENT_CORE - {"agent.prompting"} | {"acp", "kit", "llm", "prestart"},
+    # llm.wire: the one "no model is configured" message (`usable.NO_MODEL_MESSAGE`), which the login check says too
+    "agent.prompting": AGENT_CORE - {"agent.prompting"} | {"acp", "kit", "llm", "llm.wire", "prestart"},
     # what the core is served by and serves
     "local": {"acp", "agent.client", "agent.errors", "kit"},
     "mcp": {"acp", "agent.errors", "agent.tool_source", "agent.tools", "config", "kit"},

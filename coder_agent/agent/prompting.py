@@ -18,6 +18,7 @@ from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, Sto
 from ..kit.unicode import scrub
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
+from ..llm.wire.usable import NO_MODEL_MESSAGE
 from .activity import Activity
 from .client import META_KEY, Client
 from .commands import Commands, CommandServices
@@ -43,12 +44,6 @@ def _display(path: str, cwd: str) -> str:
 
 log = logging.getLogger(__name__)
 
-NO_MODEL_MESSAGE = (
-    "No model is configured. Set CODER_AGENT_MODEL to a litellm model string "
-    "(for example anthropic/claude-sonnet-4-5, openai/gpt-4o or ollama/qwen2.5-coder), and give its key in "
-    "CODER_AGENT_API_KEY or the provider's own variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...). "
-    "For an OpenAI-compatible server also set CODER_AGENT_API_BASE."
-)
 CANCELLED_TURN_WAIT = 10.0  # how long a new prompt waits for a cancelled turn to finish cleaning up
 
 ModelFactory = Callable[[str, str | None], Model]
@@ -111,7 +106,10 @@ class Turns(CommandServices):
         compactor = self.compactor(session, self.tools_for(session))
         done = await compactor.compact(None, why="asked", focus=focus, keep_least=True)
         if done is None:
-            note = "Nothing to compact yet: the conversation is no longer than what is kept verbatim."
+            note = (
+                "Nothing to compact yet: the conversation is too short for a summary to free any of the context. "
+                "It is unchanged."
+            )
             await session.publish(AgentMessageChunk(content=TextContent(text=note), message_id=new_id("msg")))
         return "end_turn"
 
@@ -130,12 +128,13 @@ class Turns(CommandServices):
         ended = LastTurn("error", "the turn stopped unexpectedly")
         stop_reason: StopReason = "cancelled"
         turn_files = self._turn_files(session)
+        reached: list[Sequence[ContentBlock]] = []  # the prompt as the model got it, once it is sent
         history_before = len(session.history)
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             session.turn_done = anyio.Event()
             try:
-                stop_reason = await self._turn(session, blocks, model, turn_files)
+                stop_reason = await self._turn(session, blocks, model, turn_files, reached)
                 ended = LastTurn(stop_reason)
             except (ModelError, AgentError) as exc:
                 ended = LastTurn("error", exc.message)
@@ -144,11 +143,12 @@ class Turns(CommandServices):
                 if scope.cancel_called:
                     ended = LastTurn("cancelled")
                 session.last_turn = replace(ended, at=now())
-                _keep_early_reply(session, blocks, history_before)
+                if _keep_early_reply(session, blocks, history_before) and not reached:
+                    reached.append(blocks)  # the early first call sent it (a plain prompt: never a command)
                 session.turn_scope = None
                 session.turn_done.set()
                 with anyio.CancelScope(shield=True):
-                    await self._after_turn(session, blocks, turn_files)
+                    await self._after_turn(session, reached, turn_files)
         return "cancelled" if scope.cancelled_caught else stop_reason
 
     def _turn_files(self, session: Session) -> TurnFiles | None:
@@ -168,7 +168,12 @@ class Turns(CommandServices):
             session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
 
     async def _turn(
-        self, session: Session, blocks: Sequence[ContentBlock], model: Model, turn_files: TurnFiles | None
+        self,
+        session: Session,
+        blocks: Sequence[ContentBlock],
+        model: Model,
+        turn_files: TurnFiles | None,
+        reached: list[Sequence[ContentBlock]],
     ) -> StopReason:
         # Imported here, not at the top: `session/new` is answered without the turn's machinery and the tools.
         from .context import user_message_from_prompt
@@ -178,7 +183,10 @@ class Turns(CommandServices):
         resolved = await self.commands.resolve(session, blocks)
         model_blocks: Sequence[ContentBlock] = blocks
         if resolved is not None and resolved.command.expand is not None:
-            text = await resolved.command.expand(session, resolved.invocation.arguments)
+            try:
+                text = await resolved.command.expand(session, resolved.invocation.arguments)
+            except InvalidInput as exc:  # a missing argument: a slip in the conversation, not a protocol error
+                return await self._slip(session, blocks, exc)
             model_blocks = [TextContent(text=text), *resolved.invocation.rest]
         user = await user_message_from_prompt(model_blocks, self._client, session.id, session.roots)
         if session.notes:  # what happened between the turns that the model must know (files undone ...)
@@ -187,22 +195,29 @@ class Turns(CommandServices):
             session.notes = []
         _keep_prompt(session, blocks)
         if resolved is not None and resolved.command.action is not None:
-            return await resolved.command.action(session, resolved.invocation.arguments, self)
+            try:
+                return await resolved.command.action(session, resolved.invocation.arguments, self)
+            except InvalidInput as exc:  # `/rewind 5` with one turn: answered as `/rewind abc` is
+                return await self._slip(session, [], exc)
         if session.tool_source is not None:
             await session.tool_source.wait_ready(self._tool_wait)
         tools = self.tools_for(session)
         compactor = self.compactor(session, tools)
         if turn_files is not None:
             turn_files.conversation = True
+        reached.append(model_blocks)
         return await run_turn(session, user, model, self._client, tools, self._max_turn_requests, compactor, turn_files)
 
-    async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock], turn_files: TurnFiles | None) -> None:
-        """Sum up the files the turn changed, name the session after its first exchange, and save its state."""
+    async def _after_turn(
+        self, session: Session, reached: list[Sequence[ContentBlock]], turn_files: TurnFiles | None
+    ) -> None:
+        """Sum up the files the turn changed, name the session after the first prompt that reached the model (not
+        `/compact` or `/undo`, which never do; `/init` by what the model was asked), and save its state."""
         if turn_files is not None:
             await self._sum_up(session, turn_files)
             turn_files.discard_unless_conversation()
-        if session.title is None:
-            title = title_from_prompt(blocks)
+        if session.title is None and reached:
+            title = title_from_prompt(reached[0])
             if title:
                 session.title = title
                 try:
@@ -229,6 +244,15 @@ class Turns(CommandServices):
             log.info("could not send the changed files of %s: %s", session.id, exc.message)
         except Exception:  # the summary must never cost the turn its save
             log.exception("could not sum up the files of the turn")
+
+    async def _slip(self, session: Session, blocks: Sequence[ContentBlock], exc: InvalidInput) -> StopReason:
+        """A slash command typed with a slip (an argument missing, more turns than there are): the user is told
+        in the conversation, where they typed it, and the turn ends; nothing reaches the model. Clients show a
+        refused prompt as a failure of the agent itself (Toad: "the agent failed to start")."""
+        if blocks:
+            _keep_prompt(session, blocks)
+        await self.say(session, exc.message.removeprefix("Invalid params: "))
+        return "end_turn"
 
     async def say(self, session: Session, text: str) -> None:
         await session.publish(AgentMessageChunk(content=TextContent(text=text), message_id=new_id("msg")))
@@ -289,18 +313,19 @@ def _keep_prompt(session: Session, blocks: Sequence[ContentBlock]) -> None:
         session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
 
 
-def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> None:
+def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> bool:
     """The text the early first call (`llm.early_call`) showed, when the turn ended before its model call took
-    the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt."""
+    the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt. True
+    when there was such a call (the prompt reached the model)."""
     from ..llm.messages import AssistantMessage, UserMessage
     from ..prestart import early_call
 
     call = early_call.claim(session.id)
     if call is None:
-        return
+        return False
     call.response.close()
     if not call.shown:
-        return
+        return True
     if len(session.history) == history_before:  # the prompt is not in yet either (kept as `_turn` keeps it)
         texts = [block.text for block in blocks if isinstance(block, TextContent)]
         session.add(UserMessage(parts=[TextPart(text=text) for text in texts]))
@@ -308,6 +333,7 @@ def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_
     session.add(AssistantMessage(text=scrub("".join(call.shown)), message_id=call.message_id))
     for text in call.shown:
         session.transcript_keep(AgentMessageChunk(content=TextContent(text=text), message_id=call.message_id))
+    return True
 
 
 async def _wait_for_cancelled_turn(session: Session) -> None:

@@ -170,8 +170,8 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, mode: str) -> int:
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The settings, with the command line's overrides; raises `SettingsError` when one is unusable."""
-    from ..agent.prompting import NO_MODEL_MESSAGE
     from ..config.settings import Settings, SettingsError
+    from ..llm.wire.usable import NO_MODEL_MESSAGE
 
     settings = Settings.load()
     overrides: dict[str, object] = {}

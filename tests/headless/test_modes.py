@@ -80,7 +80,7 @@ def test_a_run_ends_with_the_files_it_changed_and_sessions_undo_puts_them_back(
     ran = run_cli_here(["--yes", "--json", "--prompt", "change things"])
     assert ran.code == 0, ran
     texts = [u["content"]["text"] for u in ran.updates("agent_message_chunk")]
-    assert texts[-1] == "Changed 2 files:\nnotes.txt  +2 -1\nmade.txt   +1 -0  (created)"
+    assert texts[-1] == "\n\n**Changed 2 files**\n- `notes.txt` +2 -1\n- `made.txt` +1 -0 (created)"
     session_id = ran.result()["sessionId"]
 
     monkeypatch.setenv("CODER_AGENT_HOME", str(home))

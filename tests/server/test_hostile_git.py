@@ -94,6 +94,6 @@ async def test_a_required_filter_the_prompt_and_the_turns_note_say_git_could_not
     why = "a.txt: clean filter 'req' failed"
     assert f"Git: branch main, the working tree could not be looked at (git status failed: {why})" in system_prompt(srv)
     [note] = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert note.startswith("Changed 1 file:\nb.txt  +1 -0  (created)\n\nNot every change could be seen: ")
+    assert note.startswith("\n\n**Changed 1 file**\n- `b.txt` +1 -0 (created)\n\nNot every change could be seen: ")
     assert f"git status failed in {repo.project} ({why}): its files were compared by size and time instead." in note
     assert repo.left() == []
