@@ -6,6 +6,7 @@ from ...acp.schema import StopReason
 from ...kit.prompts import render
 from ..sessions.session import Session
 from ..workspace.checkpoints import UndoReport
+from ..workspace.file_notes import relative_to, undo_note
 from ..workspace.git import git_answer, git_output
 from .base import Command, CommandServices
 
@@ -34,13 +35,8 @@ def _undo_arguments(arguments: str, default: int) -> tuple[int, bool] | None:
     return (int(rest[0]) if rest else default), force
 
 
-def _report(report: UndoReport, what: str) -> str:
-    lines = [f"{what}:"] if report.restored or report.deleted else []
-    lines += [f"  restored {path}" for path in report.restored]
-    lines += [f"  deleted {path} (the turn created it)" for path in report.deleted]
-    lines += [f"  left {path}: changed since (`--force` overwrites it)" for path in report.changed_since]
-    lines += [f"  left {path}: its earlier content was not kept" for path in report.not_kept]
-    return "\n".join(lines) or "No file changes to undo."
+def _report(session: Session, report: UndoReport, what: str, command: str) -> str:
+    return undo_note(report, what, relative_to(session.cwd), command)
 
 
 async def undo(session: Session, arguments: str, services: CommandServices) -> StopReason:
@@ -49,7 +45,8 @@ async def undo(session: Session, arguments: str, services: CommandServices) -> S
         await services.say(session, "Usage: /undo [--force] (puts back the files the last turn changed)")
         return "end_turn"
     report = await services.undo(session, 1, parsed[1])
-    await services.say(session, _report(report, "Undid the last turn's file changes"))
+    done = _report(session, report, "Undid the last turn's file changes", "/undo")
+    await services.say(session, done if not report.nothing else "No file changes to undo.")
     return "end_turn"
 
 
@@ -60,9 +57,9 @@ async def rewind(session: Session, arguments: str, services: CommandServices) ->
         return "end_turn"
     turns, force = parsed
     report = await services.rewind(session, turns, force)
-    plural = "s" if turns != 1 else ""
-    done = _report(report, f"Went back {turns} turn{plural}; the model no longer sees them. Files")
-    await services.say(session, done if not report.nothing else f"Went back {turns} turn{plural}; no file changed.")
+    went = f"Went back {turns} turn{'s' if turns != 1 else ''}; the model no longer sees them"
+    done = _report(session, report, f"{went}. Files:", f"/rewind {turns}")
+    await services.say(session, done if not report.nothing else f"{went}. No file changed.")
     return "end_turn"
 
 
