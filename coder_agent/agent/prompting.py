@@ -7,7 +7,6 @@ session records how (`last_turn`), is titled after its first exchange, and is sa
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -34,12 +33,6 @@ from .workspace.checkpoints import UndoReport
 if TYPE_CHECKING:
     from .tools.base import Tool
     from .workspace.turn_files import TurnFiles
-
-
-def _display(path: str, cwd: str) -> str:
-    """`path` relative to the session's folder when it is inside it."""
-    prefix = cwd.rstrip(os.sep) + os.sep
-    return path[len(prefix) :] if path.startswith(prefix) else path
 
 
 log = logging.getLogger(__name__)
@@ -227,14 +220,13 @@ class Turns(CommandServices):
         self._sessions.save(session)
 
     async def _sum_up(self, session: Session, turn_files: TurnFiles) -> None:
+        from .workspace.file_notes import relative_to
         from .workspace.turn_files import turn_summary
 
         try:
             changed = await turn_files.end()
             if changed or turn_files.problems:
-                text = turn_summary(
-                    changed, lambda path: _display(path, session.cwd), list(turn_files.problems.values())
-                )
+                text = turn_summary(changed, relative_to(session.cwd), list(turn_files.problems.values()))
                 # `_meta` tells clients this message is the agent's own note, not the model's answer
                 note = {META_KEY: {"note": "changed-files"}}
                 await session.publish(

@@ -67,7 +67,7 @@ def test_the_terminal_login_is_offered_for_the_older_meta_flag_too_with_the_comm
     assert legacy["args"] == ["-m", "coder_agent", "login"] and legacy["label"]
     assert os.access(legacy["command"], os.X_OK)
     standard = initialize_result({"auth": {"terminal": True}})
-    assert "_meta" not in [m for m in standard["authMethods"] if m.get("type") == "terminal"][0]
+    assert "_meta" not in next(m for m in standard["authMethods"] if m.get("type") == "terminal")
 
 
 def test_the_early_answer_reads_the_clients_auth_capability() -> None:
