@@ -28,6 +28,7 @@ from .images import refuse_bad_images, refuse_unseen_images
 from .sessions.live import Sessions, now
 from .sessions.session import LastTurn, Session, new_id
 from .sessions.titles import title_from_prompt
+from .usage import Prices, priced
 from .workspace.checkpoints import UndoReport
 
 if TYPE_CHECKING:
@@ -58,10 +59,13 @@ class Turns(CommandServices):
         compact_at: float = 0.8,
         context_window: int | None = None,
         commands: Commands | None = None,
+        images: bool | None = None,
+        prices: Prices | None = None,
     ) -> None:
         self._client = client
         self._sessions = sessions
-        self._model_for = model_for
+        self._model_for = priced(model_for, prices)  # the user's prices where litellm has none
+        self._images = images  # whether the model takes images, said by the user (else litellm's map)
         self._make_tools = tools
         self._tools: dict[str, Tool[Any]] | None = None
         self._max_turn_requests = max_turn_requests
@@ -114,7 +118,7 @@ class Turns(CommandServices):
     async def _prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         if session.model is None:
             raise NotConfigured(NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
-        refuse_unseen_images(session.model, blocks)
+        refuse_unseen_images(session.model, blocks, self._images)
         refuse_bad_images(blocks)  # before anything is sent or stored
         await _wait_for_cancelled_turn(session)
         model = self._model_for(session.model, session.thought_level)

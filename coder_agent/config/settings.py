@@ -94,6 +94,15 @@ class Settings(BaseModel):
     context_window: int | None = Field(
         default=None, ge=1000, description="The model's context window in tokens; else litellm's figure or 128000"
     )
+    images: bool | None = Field(
+        default=None, description="Whether the model takes images (a local vision model); else litellm's map says"
+    )
+    input_price: float | None = Field(
+        default=None, ge=0, description="USD per million input tokens, for models litellm does not price"
+    )
+    output_price: float | None = Field(
+        default=None, ge=0, description="USD per million output tokens, for models litellm does not price"
+    )
     serve_token: str | None = Field(
         default=None, description="Bearer token clients of `coder-agent serve` must send; unset: one is made at start"
     )

@@ -82,14 +82,16 @@ def initialize_result(
     """The `initialize` result, in wire form, for a client with these (wire-form) capabilities. Advertise only
     what works.
 
-    `image`: whether the configured model takes images; None: find the model as the settings would
-    (`settings_peek`, before they are loaded) and ask litellm's map. `logout`: whether `logout` is offered (not
-    to the remote clients of `coder-agent serve`: the saved keys are the operator's).
+    `image`: whether the configured model takes images; None: find the model (and `CODER_AGENT_IMAGES`) as the
+    settings would (`settings_peek`, before they are loaded); unless the user said, ask litellm's map.
+    `logout`: whether `logout` is offered (not to the remote clients of `coder-agent serve`: the saved keys are
+    the operator's).
     """
     if image is None:
-        from .settings_peek import configured_model
+        from .settings_peek import configured_images
 
-        image = model_sees_images(configured_model())
+        model, said = configured_images()
+        image = said if said is not None else model_sees_images(model)
     return {
         "protocolVersion": PROTOCOL_VERSION,
         "agentCapabilities": {
