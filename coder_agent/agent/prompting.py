@@ -230,9 +230,14 @@ class Turns(CommandServices):
         try:
             changed = await turn_files.end()
             if changed or turn_files.problems:
-                text = turn_summary(changed, relative_to(session.cwd), list(turn_files.problems.values()))
-                # `_meta` tells clients this message is the agent's own note, not the model's answer
-                note = {META_KEY: {"note": "changed-files"}}
+                display = relative_to(session.cwd)
+                text = turn_summary(changed, display, list(turn_files.problems.values()))
+                # `_meta` tells clients this message is the agent's own note, not the model's answer, and gives
+                # the files as data (`coder-agent run --json` reports them in its result)
+                files = [
+                    {"path": display(c.path), "kind": c.kind, "added": c.added, "removed": c.removed} for c in changed
+                ]
+                note = {META_KEY: {"note": "changed-files", "files": files}}
                 await session.publish(
                     AgentMessageChunk(content=TextContent(text=text), message_id=new_id("files"), _meta=note)
                 )

@@ -81,7 +81,16 @@ async def test_a_commands_edits_creations_and_deletions_each_show_up_as_a_diff(
     assert notes == ["\n\n**Changed 3 files**\n- `a.txt` +1 -1\n- `b.txt` +0 -1 (deleted)\n- `c.txt` +1 -0 (created)"]
     assert agent_text_of(updates).startswith("done\n\n**Changed 3 files**\n")
     [note] = [u for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert note.field_meta == {"coder-agent": {"note": "changed-files"}}
+    assert note.field_meta == {
+        "coder-agent": {
+            "note": "changed-files",
+            "files": [
+                {"path": "a.txt", "kind": "modified", "added": 1, "removed": 1},
+                {"path": "b.txt", "kind": "deleted", "added": 0, "removed": 1},
+                {"path": "c.txt", "kind": "created", "added": 1, "removed": 0},
+            ],
+        }
+    }
 
 
 async def test_outside_git_a_change_to_a_file_never_read_is_listed_and_a_new_file_shown(
