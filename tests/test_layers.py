@@ -61,7 +61,10 @@ ALLOWED: dict[str, set[str]] = {
     },
     "agent.compaction": {"acp", "agent.client", "agent.errors", "agent.sessions", "kit", "llm", "store"},
     "agent.usage": {"acp", "agent.compaction", "agent.sessions", "llm"},
-    "agent.commands": {"acp", "agent.errors", "agent.sessions", "agent.tool_source", "agent.workspace", "kit"},
+    # prestart: the menu (built-ins' names, the command files read), which the early stage announces too
+    "agent.commands": {
+        *("acp", "agent.errors", "agent.sessions", "agent.tool_source", "agent.workspace", "kit", "prestart"),
+    },
     "agent.images": {"acp", "agent.errors", "llm"},
     "agent.context": {"acp", "agent.client", "agent.errors", "agent.workspace", "kit", "llm"},
     "agent.tool_calls": {

@@ -155,11 +155,12 @@ def assert_peek_agrees(env: dict[str, str]) -> Peek:
     settings = Settings.load(dict(env), lenient=True)
     refused = [name for name in settings.problems if "session/new" in NEEDED_BY.get(name, ())]
     if found.exact:
-        assert (found.model, list(found.models), found.default_mode, found.home) == (
+        assert (found.model, list(found.models), found.default_mode, found.home, found.config_dir) == (
             settings.model,
             settings.models,
             settings.default_mode,
             str(settings.home),
+            str(settings.config_dir),  # where the early stage reads the user's commands
         )
         assert refused == []
     return found

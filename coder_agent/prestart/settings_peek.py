@@ -53,6 +53,7 @@ class Peek(NamedTuple):
     exact: bool  # every source was read as `Settings.load` reads it, and these settings are usable
     home: str = ""  # `Settings.home`, the data folder (sessions): known when `exact`
     images: bool | None = None  # `CODER_AGENT_IMAGES`: whether the model takes images, when the user said so
+    config_dir: str = ""  # `Settings.config_dir`, the user's config folder (their commands): known when `exact`
 
 
 class ModelPeek(NamedTuple):
@@ -247,7 +248,7 @@ def _values(env: Mapping[str, str]) -> dict[str, Any]:
     return raw
 
 
-def _session(raw: Mapping[str, Any], home: str) -> Peek:
+def _session(raw: Mapping[str, Any], home: str, config_dir: str = "") -> Peek:
     model = _text(raw, "model")
     models = raw.get("models", [])
     if isinstance(models, str):
@@ -260,12 +261,12 @@ def _session(raw: Mapping[str, Any], home: str) -> Peek:
     for timeout in ("mcp_timeout", "mcp_call_timeout"):
         if timeout in raw:
             _positive_number(raw[timeout])
-    return Peek(model, tuple(models), mode, True, home, _flag(raw, "images"))
+    return Peek(model, tuple(models), mode, True, home, _flag(raw, "images"), config_dir)
 
 
 def _exact(env: dict[str, str]) -> Peek:
     _merge_dotenv(env)
-    return _session(_values(env), data_folder(env))
+    return _session(_values(env), data_folder(env), _config_folder(env))
 
 
 def peek(environ: Mapping[str, str] | None = None) -> Peek:

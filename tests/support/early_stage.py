@@ -63,9 +63,17 @@ async def start(raw: RawAgent, cwd: Path, text: str) -> str:
     await reply_to(raw, 0, seen)
     await raw.send_json(request(1, "session/new", {"cwd": str(cwd), "mcpServers": []}))
     session_id: str = (await reply_to(raw, 1, seen))["result"]["sessionId"]
+    await announced_commands(raw)
     prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
     await raw.send_json(request(2, "session/prompt", prompt))
     return session_id
+
+
+async def announced_commands(raw: RawAgent) -> dict[str, Any]:
+    """The slash commands the early stage announces right after its `session/new` answer."""
+    update = update_of(await raw.read_message(FIRST_PROMPT_TIMEOUT))
+    assert update.get("sessionUpdate") == "available_commands_update", update
+    return update
 
 
 async def held_messages(raw: RawAgent, count: int) -> list[dict[str, Any]]:

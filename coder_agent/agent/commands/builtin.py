@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...acp.schema import StopReason
 from ...kit.prompts import render
+from ...prestart.command_menu import BUILTIN_MENU
 from ..sessions.session import Session
 from ..workspace.checkpoints import UndoReport
 from ..workspace.file_notes import relative_to, undo_note
@@ -86,20 +89,16 @@ async def uncommitted_changes(cwd: str) -> str:
     return f"git status --short:\n{shown_status}\n\ngit diff HEAD:\n{text.strip() or '(empty)'}"
 
 
+def _builtin(name: str, **behaviour: Any) -> Command:
+    """A built-in command as the menu lists it (`prestart.command_menu`, which the early stage announces too)."""
+    description, hint = next((d, h) for n, d, h in BUILTIN_MENU if n == name)
+    return Command(name, description, hint, **behaviour)
+
+
 BUILTINS: tuple[Command, ...] = (
-    Command(
-        "compact",
-        "Summarise the conversation so far, to free the model's context window",
-        hint="what to keep in focus (optional)",
-        action=compact,
-    ),
-    Command("init", "Write or update the project's AGENTS.md from what the agent learns of it", expand=init_prompt),
-    Command("review", "Review the uncommitted changes", hint="what to look at (optional)", expand=review_prompt),
-    Command("undo", "Put back the files the last turn changed", hint="--force to overwrite later changes", action=undo),
-    Command(
-        "rewind",
-        "Go back N turns (default 1): their file changes and the conversation",
-        hint="N [--force]",
-        action=rewind,
-    ),
+    _builtin("compact", action=compact),
+    _builtin("init", expand=init_prompt),
+    _builtin("review", expand=review_prompt),
+    _builtin("undo", action=undo),
+    _builtin("rewind", action=rewind),
 )

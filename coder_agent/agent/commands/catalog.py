@@ -15,7 +15,7 @@ from ..sessions.session import Session
 from ..tool_source import SourcePrompt, ToolSource
 from .base import Command, Invocation, parse, with_arguments
 from .builtin import BUILTINS
-from .files import command_files
+from .files import command_files, command_of
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class Commands:
     async def of(self, session: Session) -> list[Command]:
         files = await anyio.to_thread.run_sync(command_files, self._user_folder, session.cwd, session.roots)
         names = {command.name for command in self._builtins}
-        commands = [*self._builtins, *(file.command() for file in files if file.name not in names)]
+        commands = [*self._builtins, *(command_of(file) for file in files if file.name not in names)]
         source = session.tool_source
         if source is not None:
             commands += [mcp_command(prompt, source) for prompt in source.prompts()]
