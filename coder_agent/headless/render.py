@@ -313,6 +313,8 @@ class RichOutput:
         self._close_block()
         title = tool_call.title or "tool call"
         self._console.print(f"[yellow]![/] [bold]{escape(title)}[/]: [yellow]{escape(note)}[/]")
+        for text in _texts(tool_call.content):  # what it would have done (a project's MCP servers: their commands)
+            self._console.print(output_tail(text, limit=12), end="")
 
     def notice(self, text: str) -> None:
         self._console.print(f"[yellow]{escape(text)}[/]")

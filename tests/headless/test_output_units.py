@@ -167,3 +167,17 @@ def test_piped_output_prints_each_message_whole_then_the_calls_and_the_summary()
         "── end_turn · 0 tokens · 2.0 s",
         "   session sess_1",
     ]
+
+
+def test_a_question_answered_unasked_shows_what_it_would_have_started() -> None:
+    """Before: a project's MCP servers' commands were in `--json` only."""
+    buffer = io.StringIO()
+    output = RichOutput(Console(file=buffer, width=200), Console(file=io.StringIO()), "/w")
+    listed = "The project's .mcp.json names MCP servers:\n- docs: python docs_server.py --stdio"
+    call = ToolCallFields(
+        tool_call_id="c",
+        title="Start the MCP servers of /w/.mcp.json?",
+        content=[ContentToolCallContent(content=TextContent(text=listed))],
+    )
+    output.permission(call, "reject_once", "no terminal to ask: rejected")
+    assert "  - docs: python docs_server.py --stdio" in buffer.getvalue().splitlines()
