@@ -14,7 +14,6 @@ project's), and only its first bytes. One that is not read stays in the menu say
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,7 +21,16 @@ from typing import Any
 
 from ..kit.untrusted import Refused, read_capped
 
-log = logging.getLogger(__name__)
+
+def _log(level: int, message: str, *args: object) -> None:
+    """Logged with `logging`, imported only when there is something to say: the early stage announces the menu
+    before the runtime (which imports it anyway) is in, and the import costs it ~5-50 ms."""
+    import logging
+
+    logging.getLogger(__name__).log(level, message, *args)
+
+
+_INFO, _WARNING = 20, 30  # logging.INFO, logging.WARNING
 
 MAX_COMMAND_BYTES = 64 * 1024
 MAX_COMMANDS = 200  # per folder
@@ -80,7 +88,7 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
 
 
 def _not_read(name: str, path: Path, origin: str, why: str) -> CommandFile:
-    log.warning("the command file %s was not read: %s", path, why)
+    _log(_WARNING, "the command file %s was not read: %s", path, why)
     return CommandFile(name, path, origin, f"not read: {why} ({origin})", None, "", refused=why)
 
 
@@ -89,7 +97,7 @@ def read_command(path: Path, origin: str, roots: Sequence[str] | None = None) ->
     (None: anywhere) or is too large; None when it is gone or its name cannot be a command's."""
     name = path.stem
     if not NAME.fullmatch(name):
-        log.info("ignoring command file %s: a command name is letters, digits, _ and -", path)
+        _log(_INFO, "ignoring command file %s: a command name is letters, digits, _ and -", path)
         return None
     try:
         got = read_capped(str(path), MAX_COMMAND_BYTES, roots)

@@ -14,7 +14,6 @@ root that is not an absolute path, a field of the wrong type, settings the peek 
 
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,6 @@ from ..kit.ids import new_id
 from .early import Answerer
 from .session_options import config_options, mode_state
 from .settings_peek import Peek
-
-log = logging.getLogger(__name__)
 
 
 class EarlySession:
@@ -83,7 +80,9 @@ def announce_commands(session: EarlySession, config_dir: str, out_fd: int) -> No
     try:
         session.commands = menu(folder, session.cwd, [session.cwd, *session.additional_directories])
     except Exception:  # the runtime announces them anyway
-        log.exception("the early slash-command menu of %s could not be made", session.id)
+        import logging  # here: importing it costs the early answers ~5-50 ms
+
+        logging.getLogger(__name__).exception("the early slash-command menu of %s could not be made", session.id)
         return
     update = {"sessionUpdate": "available_commands_update", "availableCommands": session.commands}
     params = {"sessionId": session.id, "update": update}
