@@ -15,7 +15,6 @@ root that is not an absolute path, a field of the wrong type, settings the peek 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from ..kit.ids import new_id
@@ -73,6 +72,8 @@ def announce_commands(session: EarlySession, config_dir: str, out_fd: int) -> No
     """Send the session's slash commands (built-in, the user's, the project's) right after the `session/new`
     answer, as the runtime would once in: a `/` typed at once shows them. The runtime announces again only when
     the list changed (the MCP servers' prompts). A failure to read costs the early announcement, nothing else."""
+    from pathlib import Path  # here, as the menu: after the answer, not on its path (~7 ms)
+
     from .command_menu import menu
     from .early import write_message
 
