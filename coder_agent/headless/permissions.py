@@ -104,8 +104,9 @@ class TerminalAsk:
         for text in _texts(tool_call):  # what the call would do, when the title does not say it all (a project's
             for row in text.splitlines():  # MCP servers: the commands they would start)
                 self._console.print(f"  {escape(row)}", style="dim", highlight=False)
-        shown = " · ".join(f"[bold]{key}[/] {escape(option.name)}" for key, option in choices.items())
-        self._console.print(f"  {shown}  [dim](Enter: {escape(choices[ENTER].name)})[/]")
+        for key, option in choices.items():  # one a line: an "always" names what it keeps, which is long
+            enter = "  [dim](Enter)[/]" if key == ENTER else ""
+            self._console.print(f"  [bold]{key}[/]  {escape(option.name)}{enter}", soft_wrap=True)
         while True:
             self._console.print("  [bold]>[/] ", end="")
             line = await self._input.line()

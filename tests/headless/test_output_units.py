@@ -92,8 +92,8 @@ async def test_each_key_picks_the_option_its_legend_names_and_the_legend_says_wh
     ]
     chosen, shown = await ask(b"a\n", ToolCallFields(tool_call_id="c", title="Run `make`"), options)
     assert chosen == "session"
-    assert "a Always allow `make` commands in this session" in shown and "everywhere" not in shown
-    assert "(Enter: Reject)" in shown
+    assert "  a  Always allow `make` commands in this session\n" in shown and "everywhere" not in shown
+    assert "  n  Reject  (Enter)\n" in shown
     assert (await ask(b"\n", ToolCallFields(tool_call_id="c", title="Run `make`"), options))[0] == "reject_once"
 
 
