@@ -50,7 +50,7 @@ def parser() -> argparse.ArgumentParser:
         description="Run the agent on one prompt, in this terminal, and show what it does. "
         "Exit codes: 0 end_turn, 1 error, 2 usage, 3 max_turn_requests, 4 refusal, 5 max_tokens, 130 cancelled.",
         epilog='Examples: coder-agent run "fix the failing test"; coder-agent run -p "..." --yes; '
-        "coder-agent run task.md --json; git diff | coder-agent run -p 'review this' ; coder-agent run -c 'and now?'",
+        "coder-agent run task.md --json; coder-agent run - < task.md; coder-agent run -c 'and now?'",
     )
     parser.add_argument(
         "prompt_arg",
