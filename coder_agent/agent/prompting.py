@@ -7,7 +7,6 @@ session records how (`last_turn`), is titled after its first exchange, and is sa
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, Sto
 from ..kit.unicode import scrub
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
+from ..llm.wire.usable import NO_MODEL_MESSAGE
 from .activity import Activity
 from .client import META_KEY, Client
 from .commands import Commands, CommandServices
@@ -29,6 +29,7 @@ from .sessions.live import Sessions, now
 from .sessions.notes import note, note_text, rewound_notes
 from .sessions.session import LastTurn, Session, new_id
 from .sessions.titles import title_from_prompt
+from .usage import Prices, priced
 
 if TYPE_CHECKING:
     from .tools.base import Tool
@@ -37,20 +38,8 @@ if TYPE_CHECKING:
     from .workspace.undo import UndoReport
 
 
-def _display(path: str, cwd: str) -> str:
-    """`path` relative to the session's folder when it is inside it."""
-    prefix = cwd.rstrip(os.sep) + os.sep
-    return path[len(prefix) :] if path.startswith(prefix) else path
-
-
 log = logging.getLogger(__name__)
 
-NO_MODEL_MESSAGE = (
-    "No model is configured. Set CODER_AGENT_MODEL to a litellm model string "
-    "(for example anthropic/claude-sonnet-4-5, openai/gpt-4o or ollama/qwen2.5-coder), and give its key in "
-    "CODER_AGENT_API_KEY or the provider's own variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...). "
-    "For an OpenAI-compatible server also set CODER_AGENT_API_BASE."
-)
 CANCELLED_TURN_WAIT = 10.0  # how long a new prompt waits for a cancelled turn to finish cleaning up
 
 ModelFactory = Callable[[str, str | None], Model]
@@ -72,10 +61,13 @@ class Turns(CommandServices):
         compact_at: float = 0.8,
         context_window: int | None = None,
         commands: Commands | None = None,
+        images: bool | None = None,
+        prices: Prices | None = None,
     ) -> None:
         self._client = client
         self._sessions = sessions
-        self._model_for = model_for
+        self._model_for = priced(model_for, prices)  # the user's prices where litellm has none
+        self._images = images  # whether the model takes images, said by the user (else litellm's map)
         self._make_tools = tools
         self._tools: dict[str, Tool[Any]] | None = None
         self._max_turn_requests = max_turn_requests
@@ -116,7 +108,10 @@ class Turns(CommandServices):
         since = [note_text(note) for note in session.notes]
         done = await compactor.compact(None, why="asked", focus=focus, keep_least=True, since=since)
         if done is None:
-            note = "Nothing to compact yet: the conversation is no longer than what is kept verbatim."
+            note = (
+                "Nothing to compact yet: the conversation is too short for a summary to free any of the context. "
+                "It is unchanged."
+            )
             await session.publish(AgentMessageChunk(content=TextContent(text=note), message_id=new_id("msg")))
         return "end_turn"
 
@@ -128,19 +123,20 @@ class Turns(CommandServices):
     async def _prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         if session.model is None:
             raise NotConfigured(NO_MODEL_MESSAGE, {"setting": "CODER_AGENT_MODEL"})
-        refuse_unseen_images(session.model, blocks)
+        refuse_unseen_images(session.model, blocks, self._images)
         refuse_bad_images(blocks)  # before anything is sent or stored
         await _wait_for_cancelled_turn(session)
         model = self._model_for(session.model, session.thought_level)
         ended = LastTurn("error", "the turn stopped unexpectedly")
         stop_reason: StopReason = "cancelled"
         turn_files = self._turn_files(session)
+        reached: list[Sequence[ContentBlock]] = []  # the prompt as the model got it, once it is sent
         history_before = len(session.history)
         with anyio.CancelScope() as scope:
             session.turn_scope = scope
             session.turn_done = anyio.Event()
             try:
-                stop_reason = await self._turn(session, blocks, model, turn_files)
+                stop_reason = await self._turn(session, blocks, model, turn_files, reached)
                 ended = LastTurn(stop_reason)
             except (ModelError, AgentError) as exc:
                 ended = LastTurn("error", exc.message)
@@ -149,11 +145,12 @@ class Turns(CommandServices):
                 if scope.cancel_called:
                     ended = LastTurn("cancelled")
                 session.last_turn = replace(ended, at=now())
-                _keep_early_reply(session, blocks, history_before)
+                if _keep_early_reply(session, blocks, history_before) and not reached:
+                    reached.append(blocks)  # the early first call sent it (a plain prompt: never a command)
                 session.turn_scope = None
                 session.turn_done.set()
                 with anyio.CancelScope(shield=True):
-                    await self._after_turn(session, blocks, turn_files)
+                    await self._after_turn(session, reached, turn_files)
         return "cancelled" if scope.cancelled_caught else stop_reason
 
     def _turn_files(self, session: Session) -> TurnFiles | None:
@@ -173,7 +170,12 @@ class Turns(CommandServices):
             session.system_prompt = await system_prompt(session.cwd, session.additional_directories)
 
     async def _turn(
-        self, session: Session, blocks: Sequence[ContentBlock], model: Model, turn_files: TurnFiles | None
+        self,
+        session: Session,
+        blocks: Sequence[ContentBlock],
+        model: Model,
+        turn_files: TurnFiles | None,
+        reached: list[Sequence[ContentBlock]],
     ) -> StopReason:
         # Imported here, not at the top: `session/new` is answered without the turn's machinery and the tools.
         from .context import user_message_from_prompt
@@ -183,12 +185,18 @@ class Turns(CommandServices):
         resolved = await self.commands.resolve(session, blocks)
         model_blocks: Sequence[ContentBlock] = blocks
         if resolved is not None and resolved.command.expand is not None:
-            text = await resolved.command.expand(session, resolved.invocation.arguments)
+            try:
+                text = await resolved.command.expand(session, resolved.invocation.arguments)
+            except InvalidInput as exc:  # a missing argument: a slip in the conversation, not a protocol error
+                return await self._slip(session, blocks, exc)
             model_blocks = [TextContent(text=text), *resolved.invocation.rest]
         user = await user_message_from_prompt(model_blocks, self._client, session.id, session.roots)
         _keep_prompt(session, blocks)
         if resolved is not None and resolved.command.action is not None:
-            return await resolved.command.action(session, resolved.invocation.arguments, self)
+            try:
+                return await resolved.command.action(session, resolved.invocation.arguments, self)
+            except InvalidInput as exc:  # `/rewind 5` with one turn: answered as `/rewind abc` is
+                return await self._slip(session, [], exc)
         if session.notes:  # what happened between the turns that the model must know (files undone ...)
             # Only a prompt the model is sent takes them: a command (`/undo`, `/compact` ...) leaves them waiting.
             text = "\n".join(f"[{note_text(note)}]" for note in session.notes)
@@ -202,15 +210,19 @@ class Turns(CommandServices):
         compactor = self.compactor(session, tools)
         if turn_files is not None:
             turn_files.conversation = True
+        reached.append(model_blocks)
         return await run_turn(session, user, model, self._client, tools, self._max_turn_requests, compactor, turn_files)
 
-    async def _after_turn(self, session: Session, blocks: Sequence[ContentBlock], turn_files: TurnFiles | None) -> None:
-        """Sum up the files the turn changed, name the session after its first exchange, and save its state."""
+    async def _after_turn(
+        self, session: Session, reached: list[Sequence[ContentBlock]], turn_files: TurnFiles | None
+    ) -> None:
+        """Sum up the files the turn changed, name the session after the first prompt that reached the model (not
+        `/compact` or `/undo`, which never do; `/init` by what the model was asked), and save its state."""
         if turn_files is not None:
             await self._sum_up(session, turn_files)
             turn_files.discard_unless_conversation()
-        if session.title is None:
-            title = title_from_prompt(blocks)
+        if session.title is None and reached:
+            title = title_from_prompt(reached[0])
             if title:
                 session.title = title
                 try:
@@ -220,16 +232,20 @@ class Turns(CommandServices):
         self._sessions.save(session)
 
     async def _sum_up(self, session: Session, turn_files: TurnFiles) -> None:
+        from .workspace.file_notes import relative_to
         from .workspace.turn_files import turn_summary
 
         try:
             changed = await turn_files.end()
             if changed or turn_files.problems:
-                text = turn_summary(
-                    changed, lambda path: _display(path, session.cwd), list(turn_files.problems.values())
-                )
-                # `_meta` tells clients this message is the agent's own note, not the model's answer
-                note = {META_KEY: {"note": "changed-files"}}
+                display = relative_to(session.cwd)
+                text = turn_summary(changed, display, list(turn_files.problems.values()))
+                # `_meta` tells clients this message is the agent's own note, not the model's answer, and gives
+                # the files as data (`coder-agent run --json` reports them in its result)
+                files = [
+                    {"path": display(c.path), "kind": c.kind, "added": c.added, "removed": c.removed} for c in changed
+                ]
+                note = {META_KEY: {"note": "changed-files", "files": files}}
                 await session.publish(
                     AgentMessageChunk(content=TextContent(text=text), message_id=new_id("files"), _meta=note)
                 )
@@ -237,6 +253,15 @@ class Turns(CommandServices):
             log.info("could not send the changed files of %s: %s", session.id, exc.message)
         except Exception:  # the summary must never cost the turn its save
             log.exception("could not sum up the files of the turn")
+
+    async def _slip(self, session: Session, blocks: Sequence[ContentBlock], exc: InvalidInput) -> StopReason:
+        """A slash command typed with a slip (an argument missing, more turns than there are): the user is told
+        in the conversation, where they typed it, and the turn ends; nothing reaches the model. Clients show a
+        refused prompt as a failure of the agent itself (Toad: "the agent failed to start")."""
+        if blocks:
+            _keep_prompt(session, blocks)
+        await self.say(session, exc.message.removeprefix("Invalid params: "))
+        return "end_turn"
 
     async def say(self, session: Session, text: str) -> None:
         await session.publish(AgentMessageChunk(content=TextContent(text=text), message_id=new_id("msg")))
@@ -302,18 +327,19 @@ def _keep_prompt(session: Session, blocks: Sequence[ContentBlock]) -> None:
         session.transcript_keep(UserMessageChunk(content=block, message_id=message_id))
 
 
-def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> None:
+def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_before: int) -> bool:
     """The text the early first call (`llm.early_call`) showed, when the turn ended before its model call took
-    the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt."""
+    the call over (a cancel came first): the user saw it, so the conversation holds it, after the prompt. True
+    when there was such a call (the prompt reached the model)."""
     from ..llm.messages import AssistantMessage, UserMessage
     from ..prestart import early_call
 
     call = early_call.claim(session.id)
     if call is None:
-        return
+        return False
     call.response.close()
     if not call.shown:
-        return
+        return True
     if len(session.history) == history_before:  # the prompt is not in yet either (kept as `_turn` keeps it)
         texts = [block.text for block in blocks if isinstance(block, TextContent)]
         session.add(UserMessage(parts=[TextPart(text=text) for text in texts]))
@@ -321,6 +347,7 @@ def _keep_early_reply(session: Session, blocks: Sequence[ContentBlock], history_
     session.add(AssistantMessage(text=scrub("".join(call.shown)), message_id=call.message_id))
     for text in call.shown:
         session.transcript_keep(AgentMessageChunk(content=TextContent(text=text), message_id=call.message_id))
+    return True
 
 
 async def _wait_for_cancelled_turn(session: Session) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from ..config.keystore import Where
+from ..config.keystore import NO_KEYRING, KeyringFailed, Where, system_keyring
 from ..config.logins import LOCAL_KEY, PROVIDERS, Choice, Provider, full_model, save_login
 
 EXIT_OK, EXIT_ABANDONED = 0, 1
@@ -165,12 +165,21 @@ def run_dialogue(
     lines = Lines(stdin or sys.stdin, stdout or sys.stdout)
     login = TerminalLogin(lines, config_dir, lister)
     try:
+        if where == "keyring" and system_keyring() is None:  # said before the key is typed, not after
+            raise Abandoned(f"{NO_KEYRING}; or keep the key in a file of yours: --store file")
         lines.say(f"coder-agent login: saved in {config_dir} (only you can read the key), never in a project.")
         provider = next((p for p in PROVIDERS if p.id == provider_id), None) or login.pick_provider()
         choice = login.local(provider, api_base, model) if provider.local else login.hosted(provider, model)
         place = login.save(choice, where)
-    except (Abandoned, KeyboardInterrupt) as exc:
-        lines.say(f"Login abandoned ({exc or 'interrupted'}): nothing was saved.")
+    except KeyringFailed as exc:  # the keyring refused (locked, no backend after all): nothing is half-saved
+        lines.say(f"Login abandoned ({exc}): nothing was saved. Try --store file.")
+        return EXIT_ABANDONED
+    except KeyboardInterrupt:
+        lines.say()  # Ctrl-C leaves the cursor after the question
+        lines.say("Login abandoned (interrupted): nothing was saved.")
+        return EXIT_ABANDONED
+    except Abandoned as exc:
+        lines.say(f"Login abandoned ({exc}): nothing was saved.")
         return EXIT_ABANDONED
     lines.say(f"Logged in: model {choice.model}" + (f" at {choice.api_base}" if choice.api_base else ""))
     lines.say(f"Key: {place}.")

@@ -1,6 +1,7 @@
 """`LocalClient`: this machine alone as the agent core's `Client`, for a run with no editor (`coder-agent run`).
 
-Files are the disk's (`files`), commands run as local process groups (`terminals`), which no editor shows.
+Files are the disk's (`files`), commands run as local process groups (`terminals`), which no editor shows:
+with `live_output`, the run's own view watches them instead (`output_of`), as an editor watches its terminals.
 Updates go to a callback (the run's output); permission questions, which the session's mode decides to ask,
 go to a `PermissionPolicy`; the questions the agent asks the user (`elicitation/create`'s forms and URLs) to
 `Questions` when someone is there to answer them (a terminal), and are otherwise refused as unanswerable.
@@ -53,14 +54,18 @@ class LocalClient:
         permissions: PermissionPolicy,
         tasks: anyio.abc.TaskGroup,
         questions: Questions | None = None,
+        live_output: bool = False,
     ) -> None:
         """`tasks` runs the terminals' output pumps; it must outlive every terminal. Without `questions`, nobody
-        can be asked anything (a run with no terminal, or with `--yes`)."""
+        can be asked anything (a run with no terminal, or with `--yes`). `live_output`: the run shows what
+        commands print as it comes (`output_of`), so the tools embed their terminals in the tool calls."""
         self._on_update = on_update
         self._permissions = permissions
         self._questions = questions
         self._files = LocalFiles()
         self._terminals = LocalTerminals(tasks)
+        self._live_output = live_output
+        self._released: dict[str, str] = {}  # a watched terminal's whole output, until the view has shown it
 
     async def session_update(self, session_id: str, update: SessionUpdate) -> None:
         self._on_update(update)
@@ -112,7 +117,13 @@ class LocalClient:
         return False  # the run's own view shows a compaction as a tool call
 
     def shows_terminal(self, terminal_id: str) -> bool:
-        return False  # nobody watches it: the tool shows its output when it is done
+        return self._live_output  # else nobody watches it: the tool shows its output when it is done
+
+    def output_of(self, terminal_id: str, done: bool) -> str | None:
+        """What a watched terminal printed so far (None: nothing known of it); `done`: all of it, and forget it."""
+        if done:
+            return self._released.pop(terminal_id, None) or self._terminals.output_now(terminal_id)
+        return self._released.get(terminal_id) or self._terminals.output_now(terminal_id)
 
     async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
         return await self._terminals.terminal_output(session_id, terminal_id)
@@ -124,4 +135,8 @@ class LocalClient:
         await self._terminals.kill_terminal(session_id, terminal_id)
 
     async def release_terminal(self, session_id: str, terminal_id: str) -> None:
+        if self._live_output:  # released before the call's last update: the view reads its output then
+            output = self._terminals.output_now(terminal_id)
+            if output is not None:
+                self._released[terminal_id] = output
         await self._terminals.release_terminal(session_id, terminal_id)

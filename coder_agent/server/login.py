@@ -122,12 +122,21 @@ class Login:
         return Empty()
 
     async def require(self, session: Session) -> None:
-        """Raise `AuthRequired` unless the session has a model with a usable key (taking the login's model)."""
+        """Raise `AuthRequired` unless the session has a model with a usable key (taking the login's model).
+
+        Before refusing, the user's files are read again: they may have run `coder-agent login` in another
+        terminal since, and the editor (which knows nothing of it) should not have to start the agent again."""
+        problem = await self._problem_of(session)
+        if problem is not None:
+            self._reload()
+            problem = await self._problem_of(session)
+        if problem is not None:
+            raise problem
+
+    async def _problem_of(self, session: Session) -> AuthRequired | None:
         settings = self._state.settings
         if session.model is None and settings.model is not None:
             session.model = settings.model  # logged in since the session began
             self._state.sessions.save(session)
             await self._state.config.announce(session, mode_changed=False)
-        problem = self.problem(session.model)
-        if problem is not None:
-            raise problem
+        return self.problem(session.model)

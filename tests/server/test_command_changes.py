@@ -36,6 +36,11 @@ def make_project(workspace: Path, git: bool) -> Path:
     return workspace
 
 
+def agent_text_of(updates: list[Any]) -> str:
+    """The agent's text as the clients that join every message chunk show it (Toad, acpx, acp-client)."""
+    return "".join(u.content.text for u in updates if isinstance(u, AgentMessageChunk))
+
+
 async def run_command_turn(settings: Settings, client: RecordingClient, capabilities: Any, cwd: Path) -> list[Any]:
     async with inproc_agent(settings, client) as agent:
         await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
@@ -72,9 +77,20 @@ async def test_a_commands_edits_creations_and_deletions_each_show_up_as_a_diff(
     assert answer.endswith("Files changed by this call: a.txt (modified), b.txt (deleted), c.txt (created).")
     # the summary is the agent's own note, marked so clients can tell it from the model's answer
     notes = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert notes == ["Changed 3 files:\na.txt  +1 -1\nb.txt  +0 -1  (deleted)\nc.txt  +1 -0  (created)"]
+    # a paragraph of its own (clients join the chunks: never glued to the model's last word), a Markdown list
+    assert notes == ["\n\n**Changed 3 files**\n- `a.txt` +1 -1\n- `b.txt` +0 -1 (deleted)\n- `c.txt` +1 -0 (created)"]
+    assert agent_text_of(updates).startswith("done\n\n**Changed 3 files**\n")
     [note] = [u for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert note.field_meta == {"coder-agent": {"note": "changed-files"}}
+    assert note.field_meta == {
+        "coder-agent": {
+            "note": "changed-files",
+            "files": [
+                {"path": "a.txt", "kind": "modified", "added": 1, "removed": 1},
+                {"path": "b.txt", "kind": "deleted", "added": 0, "removed": 1},
+                {"path": "c.txt", "kind": "created", "added": 1, "removed": 0},
+            ],
+        }
+    }
 
 
 @pytest.mark.parametrize("git", ["no commit yet", "no repository"])

@@ -95,5 +95,5 @@ async def test_a_required_filter_the_prompt_says_git_could_not_look_and_every_ch
     why = "a.txt: clean filter 'req' failed"
     assert f"Git: branch main, the working tree could not be looked at (git status failed: {why})" in system_prompt(srv)
     [note] = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert note == "Changed 1 file:\nb.txt  +1 -0  (created)"
+    assert note == "\n\n**Changed 1 file**\n- `b.txt` +1 -0 (created)"
     assert repo.left() == []

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from ..workspace.undo import UndoReport
 
 _INVOCATION = re.compile(r"/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
-NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")  # what a command file's name may be
 
 
 class CommandServices:

@@ -17,8 +17,9 @@ import anyio
 from ...acp.schema import ContentToolCallContent, DiffContent, TextContent, ToolCallContent, ToolCallLocation
 from ...kit.untrusted import is_inside
 from .changes import Kind, Seen, Watch, content_of, warm_up
-from .checkpoints import Changed, Checkpoints, Read, summary_text
+from .checkpoints import Changed, Checkpoints, Read
 from .file_content import ABSENT, MAX_TAKEN_BYTES, TOO_LARGE, Content, of_bytes, size_text, take
+from .file_notes import changed_files_note
 from .files import Files, looks_binary
 from .snapshot_upkeep import maintain
 from .snapshots import Side, repo_of
@@ -261,7 +262,4 @@ def for_model(changes: Sequence[CommandChange], display: Callable[[str], str]) -
 
 def turn_summary(changes: Sequence[Changed], display: Callable[[str], str], problems: Sequence[str] = ()) -> str:
     """The turn's note: what it changed, and anything that kept the agent from seeing every change."""
-    text = summary_text(changes, display) if changes else ""
-    if problems:
-        text += "\n\n" * bool(text) + "Not every change could be seen: " + "; ".join(problems) + "."
-    return text
+    return changed_files_note(changes, display, problems)
