@@ -10,8 +10,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from coder_agent.agent.workspace.checkpoints import Checkpoints, summary_text
+from coder_agent.agent.workspace.checkpoints import Checkpoints
 from coder_agent.agent.workspace.file_content import UNKNOWN, Content, of_bytes, take
+from coder_agent.agent.workspace.file_notes import changed_files_note
 from coder_agent.agent.workspace.restore import Restore
 from coder_agent.agent.workspace.undo import undo
 from coder_agent.store.base import SessionRecord
@@ -73,10 +74,10 @@ async def test_undo_puts_back_edited_created_and_deleted_files_and_the_summary_c
         (str(created), "created", 1, 0),
         (str(deleted), "deleted", 0, 1),
     ]
-    assert summary_text(summary, lambda p: Path(p).name).splitlines()[1:] == [
-        "a.py    +2 -1",
-        "new.py  +1 -0  (created)",
-        "old.py  +0 -1  (deleted)",
+    assert changed_files_note(summary, lambda p: Path(p).name).splitlines()[3:] == [
+        "- `a.py` +2 -1",
+        "- `new.py` +1 -0 (created)",
+        "- `old.py` +0 -1 (deleted)",
     ]
     report = await undo(Checkpoints(store.checkpoints, "s1"), Restore([str(root)]))  # a new process: the store
     assert (report.restored, report.deleted) == ([str(edited), str(deleted)], [str(created)])
@@ -176,10 +177,10 @@ async def test_modes_come_back_as_they_were(store: SqliteSessionStore, root: Pat
     for path in (secret, script, plain):
         checkpoints.after_change(str(path), await read(str(path)))
     summary = await checkpoints.end_turn(read)
-    assert summary_text(summary, lambda p: Path(p).name).splitlines()[1:] == [
-        "secret     +0 -1  (deleted)",
-        "run.sh     +1 -0, mode 755 -> 644",
-        "plain.txt  mode 644 -> 600",
+    assert changed_files_note(summary, lambda p: Path(p).name).splitlines()[3:] == [
+        "- `secret` +0 -1 (deleted)",
+        "- `run.sh` +1 -0, mode 755 -> 644",
+        "- `plain.txt` mode 644 -> 600",
     ]
     report = await undo(checkpoints, Restore([str(root)]))
     assert sorted(report.restored) == sorted(map(str, (secret, script, plain)))

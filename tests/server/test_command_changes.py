@@ -110,4 +110,4 @@ async def test_outside_a_commit_every_change_shows_its_diff_and_what_existed_is_
     diffs = {Path(block.path).name: (block.old_text, block.new_text) for block in shown if block.type == "diff"}
     assert diffs == {"a.txt": ("alpha\nbeta\n", "ALPHA\nbeta\n"), "b.txt": ("bye\n", ""), "c.txt": (None, "fresh\n")}
     notes = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert notes == ["Changed 3 files:\na.txt  +1 -1\nb.txt  +0 -1  (deleted)\nc.txt  +1 -0  (created)"]
+    assert notes == ["\n\n**Changed 3 files**\n- `a.txt` +1 -1\n- `b.txt` +0 -1 (deleted)\n- `c.txt` +1 -0 (created)"]

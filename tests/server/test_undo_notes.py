@@ -65,7 +65,8 @@ async def test_a_command_between_the_undo_and_the_next_prompt_leaves_the_note_wa
 ) -> None:
     """Before: the command's own prompt took the note, and no request ever mentioned the undo."""
     committed(workspace)  # what a.txt held is git's: undo worked there before too
-    srv.enqueue(command("printf 'v2\\n' > a.txt"), Reply.text("changed"), Reply.text("a talk"))
+    # Long enough that `/compact` has something to free (a conversation under ~200 tokens is kept as it is)
+    srv.enqueue(command("printf 'v2\\n' > a.txt"), Reply.text("changed " * 300), Reply.text("a talk"))
     async with session(profile, settings, workspace) as run:
         assert await run.prompt("change a") == "end_turn"
         assert await run.prompt("just talk") == "end_turn"
@@ -117,6 +118,6 @@ async def test_a_loaded_session_replays_the_rewind_prompt_above_what_it_answered
         ]
     assert replayed[-2:] == [
         ("UserMessageChunk", "/rewind 1"),
-        ("AgentMessageChunk", "Went back 1 turn; no file changed."),
+        ("AgentMessageChunk", "Went back 1 turn; the model no longer sees them. No file changed."),
     ]
     assert ("UserMessageChunk", "second") not in replayed and ("UserMessageChunk", "first") in replayed

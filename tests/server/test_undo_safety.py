@@ -84,10 +84,10 @@ async def test_undo_puts_back_what_a_command_changed_in_files_git_does_not_track
         [report] = [u for u in run.client.updates(run.session_id) if isinstance(u, ToolCallStart) and u.kind == "edit"]
         shown = {Path(block.path).name: (block.old_text, block.new_text) for block in report.content or []}
         assert shown == {"made.txt": (None, "new\n"), "notes.txt": ("alpha\n", "ALPHA\n")}
-        assert summary(run) == "Changed 2 files:\nmade.txt   +1 -0  (created)\nnotes.txt  +1 -1"
+        assert summary(run) == "\n\n**Changed 2 files**\n- `made.txt` +1 -0 (created)\n- `notes.txt` +1 -1"
         assert await run.prompt("/undo") == "end_turn"
         assert said(run) == (
-            f"Undid the last turn's file changes:\n  restored {notes}\n  deleted {made} (the turn created it)"
+            "**Undid the last turn's file changes**\n- restored `notes.txt`\n- deleted `made.txt` (the turn created it)"
         )
     assert notes.read_text() == "alpha\n" and not made.exists()
 
@@ -108,7 +108,7 @@ async def test_modes_and_a_deleted_binary_file_come_back_as_they_were(
     srv.enqueue(command(changes), Reply.text("done"))
     async with session(profile, settings, workspace) as run:
         assert await run.prompt("change them") == "end_turn"
-        assert "plain.txt  mode 644 -> 600" in summary(run).splitlines()
+        assert "- `plain.txt` mode 644 -> 600" in summary(run).splitlines()
         assert await run.prompt("/undo") == "end_turn"
         assert said(run).count("restored") == 4
     assert (secret.read_text(), mode(secret)) == ("token\n", 0o600)
@@ -144,7 +144,7 @@ async def test_going_back_two_turns_keeps_an_edit_the_user_made_between_them(
         assert await run.prompt("two") == "end_turn"
         if how == "/rewind 2":
             assert await run.prompt(how) == "end_turn"
-            assert f"left {a}: changed since (`--force` overwrites it)" in said(run)
+            assert "- left `a.txt`: changed since (`/rewind 2 --force` overwrites it)" in said(run)
     if how != "/rewind 2":
         assert await undo_cli(settings, monkeypatch, run.session_id, "--turns", "2") == 1
     assert a.read_text() == "the user's own\n" and b.read_text() == "b1\n"
@@ -171,7 +171,9 @@ async def test_undo_keeps_an_edit_the_user_saved_while_the_model_was_thinking(
         assert await run.prompt("change it") == "end_turn"
         saved = a.read_text()
         assert await run.prompt("/undo") == "end_turn"
-        assert said(run) == f"  left {a}: changed since (`--force` overwrites it)"
+        assert said(run) == (
+            "**Undid the last turn's file changes**\n- left `a.txt`: changed since (`/undo --force` overwrites it)"
+        )
         assert a.read_text() == saved
         assert await run.prompt("/undo --force") == "end_turn"
     assert a.read_text() == "v1\n"
@@ -202,8 +204,8 @@ async def test_undo_never_writes_through_a_file_swapped_for_a_link(
             path.symlink_to(outside)  # after the turn
         if how == "/undo --force":
             assert await run.prompt(how) == "end_turn"
-            assert f"left {data}: it is a link to {outside} now: not written through" in said(run)
-            assert f"left {text}: it is a link to {outside} now: not written through" in said(run)
+            assert f"- left `data.bin`: it is a link to {outside} now: not written through" in said(run)
+            assert f"- left `notes.txt`: it is a link to {outside} now: not written through" in said(run)
     if how != "/undo --force":
         assert await undo_cli(settings, monkeypatch, run.session_id, "--force") == 1
     assert outside.read_text() == "not the project's\n"
@@ -226,7 +228,10 @@ async def test_after_a_load_in_another_folder_undo_refuses_the_files_of_the_firs
         assert await run.prompt("change it") == "end_turn"
     async with session(profile, settings, elsewhere, load=run.session_id) as loaded:
         assert await loaded.prompt("/undo") == "end_turn"
-        assert said(loaded) == (f"  left {a}: it is outside the session's folders now ({elsewhere}): not touched")
+        assert said(loaded) == (
+            "**Undid the last turn's file changes**\n"
+            f"- left `{a}`: it is outside the session's folders now ({elsewhere}): not touched"
+        )
     assert a.read_text() == "v2\n"
     async with session(profile, settings, workspace, load=run.session_id) as back:
         assert await back.prompt("/undo") == "end_turn"

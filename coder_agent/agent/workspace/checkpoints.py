@@ -204,16 +204,8 @@ def _held_back(content: Content, max_bytes: int) -> bool:
     return content.exists and content.data is None and content.link is None and small
 
 
-def summary_text(changes: Sequence[Changed], display: Callable[[str], str]) -> str:
-    """The per-turn summary shown to the user: each file with its +/- line counts."""
-    width = max((len(display(c.path)) for c in changes), default=0)
-    lines = [
-        f"{display(c.path):<{width}}  {_what(c)}" + (f"  ({c.kind})" if c.kind != "modified" else "") for c in changes
-    ]
-    return f"Changed {len(changes)} file{'s' if len(changes) != 1 else ''}:\n" + "\n".join(lines)
-
-
-def _what(change: Changed) -> str:
+def what_changed(change: Changed) -> str:
+    """A changed file's `+added -removed` lines (or why they were not counted), and its mode change if any."""
     text = f"+{change.added} -{change.removed}" if change.note is None else change.note
     if change.modes is not None:
         mode = f"mode {change.modes[0]:o} -> {change.modes[1]:o}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-from .checkpoints import Changed
+from .checkpoints import Changed, what_changed
 from .undo import UndoReport
 
 PARAGRAPH = "\n\n"  # what a note starts with: the end of whatever paragraph (or table) came before
@@ -49,9 +49,8 @@ def changed_files_note(changes: Sequence[Changed], display: Callable[[str], str]
     if changes:
         lines = [f"**Changed {_plural(len(changes), 'file')}**"]
         for change in changes:
-            counts = f"+{change.added} -{change.removed}" if change.note is None else change.note
             kind = f" ({change.kind})" if change.kind != "modified" else ""
-            lines.append(f"- {code(display(change.path))} {counts}{kind}")
+            lines.append(f"- {code(display(change.path))} {what_changed(change)}{kind}")
         parts.append("\n".join(lines))
     if problems:
         parts.append("Not every change could be seen: " + "; ".join(problems) + ".")
