@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import anyio
 
+from ...kit.private import umask
 from ...kit.untrusted import is_inside, real_roots
 from ...store.checkpoints import Version
 from .file_content import MAX_TAKEN_BYTES, Content, take
@@ -135,18 +136,6 @@ class Restore:
         return fd
 
 
-def _umask() -> int:
-    """The process's umask, read without changing it (Linux; the local files' writer reads it the same way)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
-
-
 def _existing(folder: str) -> str:
     while not os.path.lexists(folder) and os.path.dirname(folder) != folder:
         folder = os.path.dirname(folder)
@@ -177,7 +166,7 @@ def _write(folder: int, name: str, data: bytes, mode: int | None) -> None:
             mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
         except FileNotFoundError:
             pass
-        mode = mode if mode is not None else 0o666 & ~_umask()
+        mode = mode if mode is not None else 0o666 & ~umask()
     temporary = _temporary(name)
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
     try:
