@@ -1,10 +1,12 @@
 """What seeing a command's changes costs, on a tree of N files.
 
-A git work tree of N files (100 folders), and the same tree outside git (a walk honouring .gitignore). Prints the
-median and p90 over R rounds of the agent's whole per-command cost (`Watch.start()` + `Watch.changes()`), for a
-command that changes one file and for one that changes nothing, then the same without the inotify watch (a full
-look before and after), the first command's cost (the watch set up), one git call of the agent's next to bare
-git (what keeping the checkout's programs off costs: see `agent/git_calls.py`), and the stat-walk floor.
+A git work tree of N files (100 folders), and the same tree outside git. Prints the median and p90 over R rounds
+of the agent's whole per-command cost (`Watch.start()` + `Watch.changes()`: a snapshot of the root before and one
+after, compared; see `agent/workspace/snapshots.py`), for a command that changes one file and for one that changes
+nothing, then the same without the inotify watch (git compares every file with its index, before and after),
+the first command's cost (the watch set up and the root's first snapshot, every file hashed), one git call of
+the agent's next to bare git (what keeping the checkout's programs off costs: see `prestart/git_calls.py`), and the
+stat-walk floor.
 
     python bench/changes.py [--files 10000] [--rounds 21]
 """
@@ -18,10 +20,12 @@ import statistics
 import subprocess
 import tempfile
 import time
+from pathlib import Path
 
 import anyio
 
-from coder_agent.agent.workspace.changes import Watch, _top, compare, look
+from coder_agent.agent.workspace import fs_events
+from coder_agent.agent.workspace.changes import Watch
 from coder_agent.agent.workspace.git import git_output
 
 
@@ -50,14 +54,13 @@ def _append(path: str, text: str) -> None:
         handle.write(text)
 
 
-async def per_command(root: str, rounds: int, change: bool) -> list[float]:
+async def per_command(root: str, home: Path, rounds: int, change: bool) -> list[float]:
     """The agent's cost per command: `Watch.start()` before it, `Watch.changes()` after (the inotify watch of
-    the root lets both reuse the last look when nothing happened; see `agent/fs_events.py`)."""
+    the root lets both reuse the last snapshot when nothing happened; see `agent/workspace/fs_events.py`)."""
     target = os.path.join(root, "pkg7", "m3.py")
     costs = []
-    tops: dict[str, str | None] = {}  # as the commands of one turn share them (the first one asks git)
     for round_ in range(rounds):
-        watch = Watch([root], tops)
+        watch = Watch([root], home)
         started = time.perf_counter()
         await watch.start()
         looked = time.perf_counter() - started
@@ -65,31 +68,31 @@ async def per_command(root: str, rounds: int, change: bool) -> list[float]:
             await anyio.to_thread.run_sync(_append, target, f"# edit {round_}\n")  # the "command"
         started = time.perf_counter()
         found = await watch.changes()
+        watch.close()
         costs.append(looked + time.perf_counter() - started)
-        assert [seen.path for _, seen in found] == ([target] if change else []), found
+        assert [seen.path for seen in found] == ([target] if change else []), found
     return costs
 
 
-async def without_watch(root: str, rounds: int) -> list[float]:
-    """Two full looks per command and the comparison, as before the watch (and when a root cannot be watched)."""
-    target = os.path.join(root, "pkg7", "m3.py")
-    costs = []
-    top = await _top(root)
-    for round_ in range(rounds):
-        started = time.perf_counter()
-        before = await look(root, top)
-        await anyio.to_thread.run_sync(_append, target, f"# plain {round_}\n")
-        after = await look(root, top)
-        found = compare(before, after)
-        costs.append(time.perf_counter() - started)
-        assert [seen.path for seen in found] == [target], found
-    return costs
+async def without_watch(root: str, home: Path, rounds: int) -> list[float]:
+    """A command on a root that cannot be watched (another OS, a network file system, too many folders): the
+    snapshots before and after each ask git what changed since its index."""
+    fs_events.forget(root)
+    fs_events._unwatchable[root] = "the benchmark measures the fallback"
+    try:
+        await per_command(root, home, 1, True)  # the first one looks at every file: not what is measured
+        return await per_command(root, home, rounds, True)
+    finally:
+        fs_events.forget(root)
 
 
-async def first_look(root: str) -> float:
-    """The first command on a root: the watch is set up (every folder walked) and a first look taken."""
+async def first_look(root: str, home: Path) -> float:
+    """The first command on a root: the watch is set up (every folder walked) and a first snapshot taken (every
+    file hashed, the shadow made)."""
     started = time.perf_counter()
-    await Watch([root]).start()
+    watch = Watch([root], home)
+    await watch.start()
+    watch.close()
     return time.perf_counter() - started
 
 
@@ -140,16 +143,17 @@ def main() -> None:
     args = parser.parse_args()
     print(f"tree of {args.files} files; {args.rounds} rounds; load {os.getloadavg()[0]:.2f}")
     for git in (True, False):
-        with tempfile.TemporaryDirectory() as root:
+        with tempfile.TemporaryDirectory() as root, tempfile.TemporaryDirectory() as data:
+            home = Path(data)
             make_tree(root, args.files, git)
-            kind = "git work tree" if git else "no git (walk)"
-            print(f"{kind}: first command (watch set up + look) {anyio.run(first_look, root) * 1000:6.1f} ms")
+            kind = "git work tree" if git else "no git"
+            print(f"{kind}: first command (watch + first snapshot) {anyio.run(first_look, root, home) * 1000:6.1f} ms")
             cpu_before = _cpu()
-            show(f"{kind}: command changing a file", anyio.run(per_command, root, args.rounds, True))
+            show(f"{kind}: command changing a file", anyio.run(per_command, root, home, args.rounds, True))
             cpu = (_cpu() - cpu_before) / args.rounds
             print(f"{'  its CPU (git and the agent)':34s} {cpu * 1000:6.1f} ms per command")
-            show(f"{kind}: command changing nothing", anyio.run(per_command, root, args.rounds, False))
-            show(f"{kind}: without the watch", anyio.run(without_watch, root, args.rounds))
+            show(f"{kind}: command changing nothing", anyio.run(per_command, root, home, args.rounds, False))
+            show(f"{kind}: without the watch", anyio.run(without_watch, root, home, args.rounds))
             if git:
                 for call in (("rev-parse", "HEAD"), ("status", "--porcelain=v2", "-z", "-uall")):
                     for agents in (True, False):

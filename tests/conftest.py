@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from coder_agent.config.settings import Settings
 
 
+@pytest.fixture(autouse=True)
+def not_the_callers_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the settings, keys or sessions of whoever runs the suite: their `CODER_AGENT_*` variables
+    are dropped, and the XDG folders point into the test's own (empty) folder. A test that wants one sets it."""
+    for name in [name for name in os.environ if name.startswith("CODER_AGENT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "caller-xdg" / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "caller-xdg" / "data"))
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     # litellm is asyncio-only; everything runs on anyio's asyncio backend.

@@ -24,7 +24,7 @@ HINT = "this is an Agent Client Protocol server that editors launch"
 @pytest.fixture
 def user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A user with no CODER_AGENT_* settings, in an empty folder, on a terminal wide enough not to wrap."""
-    for key in [key for key in os.environ if key.startswith(PREFIX) or key == "XDG_DATA_HOME"]:
+    for key in [key for key in os.environ if key.startswith(PREFIX) or key in ("XDG_DATA_HOME", "XDG_CONFIG_HOME")]:
         monkeypatch.delenv(key)
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.setenv("COLUMNS", "300")

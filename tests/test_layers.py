@@ -59,7 +59,10 @@ ALLOWED: dict[str, set[str]] = {
     },
     "agent.compaction": {"acp", "agent.client", "agent.errors", "agent.sessions", "kit", "llm", "store"},
     "agent.usage": {"acp", "agent.compaction", "agent.sessions", "llm"},
-    "agent.commands": {"acp", "agent.errors", "agent.sessions", "agent.tool_source", "agent.workspace", "kit"},
+    # prestart: the menu (built-ins' names, the command files read), which the early stage announces too
+    "agent.commands": {
+        *("acp", "agent.errors", "agent.sessions", "agent.tool_source", "agent.workspace", "kit", "prestart"),
+    },
     "agent.images": {"acp", "agent.errors", "llm"},
     "agent.context": {"acp", "agent.client", "agent.errors", "agent.workspace", "kit", "llm"},
     "agent.tool_calls": {
@@ -70,7 +73,8 @@ ALLOWED: dict[str, set[str]] = {
         *("acp", "agent.client", "agent.compaction", "agent.sessions", "agent.tool_calls", "agent.tools"),
         *("agent.usage", "agent.workspace", "kit", "llm"),
     },
-    "agent.prompting": AGENT_CORE - {"agent.prompting"} | {"acp", "kit", "llm"},
+    # llm.wire: the one "no model is configured" message (`usable.NO_MODEL_MESSAGE`), which the login check says too
+    "agent.prompting": AGENT_CORE - {"agent.prompting"} | {"acp", "kit", "llm", "llm.wire"},
     # what the core is served by and serves
     "local": {"acp", "agent.client", "agent.errors", "kit"},
     "mcp": {"acp", "agent.errors", "agent.tool_source", "agent.tools", "config", "kit"},

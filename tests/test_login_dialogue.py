@@ -62,3 +62,29 @@ def test_both_ways_an_editor_runs_the_login_reach_it(
         main([*argv, "--provider", "anthropic"])
     assert ended.value.code == 0, capsys.readouterr().out
     assert KeyStore(tmp_path).names() == ["ANTHROPIC_API_KEY"]
+
+
+def test_store_keyring_without_a_keyring_says_so_before_the_key_is_typed(tmp_path: Path) -> None:
+    """Before: a traceback, after the key was typed."""
+    out = io.StringIO()
+    code = run_dialogue(tmp_path, io.StringIO("1\nsk-ant-0123456789\n\n"), out, where="keyring")
+    assert code == 1
+    assert out.getvalue() == (
+        "Login abandoned (no OS keyring is available (install the `keyring` package and a backend); or keep the "
+        "key in a file of yours: --store file): nothing was saved.\n"
+    )
+    assert not (tmp_path / "credentials.toml").exists()
+
+
+class _Interrupted(io.StringIO):
+    """A terminal whose user presses Ctrl-C at the first question."""
+
+    def readline(self, size: int | None = -1) -> str:
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_says_the_login_was_interrupted(tmp_path: Path) -> None:
+    """Before: "Login abandoned ():"."""
+    out = io.StringIO()
+    assert run_dialogue(tmp_path, _Interrupted(), out, where="file") == 1
+    assert out.getvalue().endswith("\nLogin abandoned (interrupted): nothing was saved.\n")

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 from coder_agent import __version__
+from coder_agent.cli.main import SUPPORTED, platform_problem
 from coder_agent.prestart.capabilities import TERMINAL_LOGIN_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,3 +68,20 @@ def test_the_icon_is_a_monochrome_16x16_svg() -> None:
             value = element.get(attribute)
             assert value is None or value.strip().lower() in COLOURLESS, f"{attribute}={value} is a colour"
         assert "style" not in element.attrib
+
+
+def test_the_entry_names_its_repository_and_the_platforms_it_runs_on() -> None:
+    """The registry offers the agent to every platform: the entry says which it runs on (its schema has no field
+    for that with a uvx distribution), as the package's classifiers do; Windows is refused at start."""
+    entry, package = agent(), project()
+    assert entry["repository"] == package["urls"]["Repository"]  # type: ignore[index]
+    assert str(entry["repository"]).startswith("https://")
+    assert "Linux and macOS" in str(entry["description"])
+    assert SUPPORTED == "Linux and macOS"
+    assert sorted(package["classifiers"]) == ["Operating System :: MacOS", "Operating System :: POSIX :: Linux"]  # type: ignore[arg-type]
+
+
+def test_an_unsupported_platform_is_refused_at_start_with_a_clear_message() -> None:
+    assert platform_problem("posix", "linux") is None and platform_problem("posix", "darwin") is None
+    problem = platform_problem("nt", "win32")
+    assert problem is not None and "Linux and macOS" in problem and "win32" in problem and "WSL" in problem

@@ -70,6 +70,22 @@ UPDATES: list[dict[str, Any]] = [
             {"content": "Test it", "priority": "low", "status": "pending"},
         ],
     },
+    {
+        "sessionUpdate": "tool_call",
+        "toolCallId": "compact_1",
+        "title": "Compacting the conversation",
+        "kind": "think",
+        "status": "in_progress",
+    },
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "compact_1",
+        "status": "completed",
+        "content": [
+            {"type": "content", "content": text("Context in use: ~41,000 -> ~12,000 tokens (~29,000 freed).")},
+            {"type": "content", "content": text("The user is fixing a loop.")},
+        ],
+    },
     {"sessionUpdate": "agent_message_chunk", "content": text("Fixed."), "messageId": "m2"},
     {"sessionUpdate": "usage_update", "used": 1500, "size": 128000, "cost": {"amount": 0.02, "currency": "USD"}},
     {"sessionUpdate": "session_info_update", "title": "Fix the bug"},
@@ -107,6 +123,7 @@ Plan
   @@ -0,0 +1,2 @@
   +x
   +y
+✓ Compacted the conversation  Context in use: ~41,000 -> ~12,000 tokens (~29,000 freed).
 Fixed.
 -- mode: plan --
 context: 1500 of 128000 tokens, cost 0.02 USD

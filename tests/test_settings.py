@@ -185,3 +185,18 @@ def test_the_compaction_threshold_and_the_context_window_are_read_and_checked(us
     bad = Settings.load(environ(user_home, CODER_AGENT_COMPACT_AT="1.5", CODER_AGENT_CONTEXT_WINDOW="10"), lenient=True)
     assert set(bad.problems) == {"CODER_AGENT_COMPACT_AT", "CODER_AGENT_CONTEXT_WINDOW"}
     assert (bad.compact_at, bad.context_window) == (0.8, None)
+
+
+def test_an_unknown_key_in_config_toml_or_an_unknown_variable_is_named_with_the_nearest_setting(
+    user_home: Path,
+) -> None:
+    """Before: ignored silently (`modle = ...` and the agent said "No model is configured")."""
+    config = write(user_home / ".config" / "coder-agent" / "config.toml", 'modle = "openai/gpt-4o"\ncolour = 1\n')
+    settings = Settings.load(environ(user_home, CODER_AGENT_DEFAULT_MOD="plan"))
+    assert settings.model is None and settings.default_mode == "default"
+    assert settings.notices == [
+        "unknown setting CODER_AGENT_DEFAULT_MOD in the environment: it is ignored; did you mean "
+        "CODER_AGENT_DEFAULT_MODE?",
+        f"unknown setting modle in {config}: it is ignored; did you mean model?",
+        f"unknown setting colour in {config}: it is ignored (`coder-agent acp --help` lists the settings)",
+    ]

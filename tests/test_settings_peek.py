@@ -17,7 +17,7 @@ from coder_agent.llm.direct_model import DirectModel
 from coder_agent.llm.litellm_model import LiteLLMModel
 from coder_agent.llm.wire.config import ModelConfig
 from coder_agent.prestart.capabilities import initialize_result
-from coder_agent.prestart.settings_peek import ModelPeek, Peek, configured_model, peek, peek_model
+from coder_agent.prestart.settings_peek import ModelPeek, Peek, configured_images, configured_model, peek, peek_model
 from coder_agent.server.assembly import model_factory
 from coder_agent.server.session_mcp import SessionMcp
 from coder_agent.server.settings_problems import NEEDED_BY
@@ -67,6 +67,23 @@ def test_initialize_offers_images_when_the_configured_model_takes_them(monkeypat
     assert initialize_result()["agentCapabilities"]["promptCapabilities"]["image"] is True
     monkeypatch.setenv("CODER_AGENT_MODEL", "openai/my-local-model")
     assert initialize_result()["agentCapabilities"]["promptCapabilities"]["image"] is False
+    monkeypatch.setenv("CODER_AGENT_IMAGES", "true")  # a local vision model litellm does not list
+    assert initialize_result()["agentCapabilities"]["promptCapabilities"]["image"] is True
+
+
+@pytest.mark.parametrize(
+    ("variable", "toml"),
+    [(None, None), ("true", None), ("No", None), ("1", None), (None, "images = true"), (None, "images = false")],
+)
+def test_the_early_initialize_reads_images_as_the_settings_do(
+    variable: str | None, toml: str | None, tmp_path: Path
+) -> None:
+    env = {"HOME": str(tmp_path), "CODER_AGENT_MODEL": "openai/my-local-model"}
+    if variable is not None:
+        env["CODER_AGENT_IMAGES"] = variable
+    if toml is not None:
+        write(tmp_path / ".config" / "coder-agent" / "config.toml", toml + "\n")
+    assert configured_images(dict(env)) == ("openai/my-local-model", Settings.load(dict(env)).images)
 
 
 # (variables, files, whether the peek reads them exactly): the early `session/new` answers only when it does
@@ -139,11 +156,12 @@ def assert_peek_agrees(env: dict[str, str]) -> Peek:
     settings = Settings.load(dict(env), lenient=True)
     refused = [name for name in settings.problems if "session/new" in NEEDED_BY.get(name, ())]
     if found.exact:
-        assert (found.model, list(found.models), found.default_mode, found.home) == (
+        assert (found.model, list(found.models), found.default_mode, found.home, found.config_dir) == (
             settings.model,
             settings.models,
             settings.default_mode,
             str(settings.home),
+            str(settings.config_dir),  # where the early stage reads the user's commands
         )
         assert refused == []
     return found

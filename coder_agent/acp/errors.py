@@ -25,8 +25,9 @@ class RequestError(Exception):
 
     def to_wire(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
+        data = with_details(self.data, self.message)
+        if data is not None:
+            error["data"] = data
         return error
 
     @classmethod
@@ -81,6 +82,20 @@ def _detail(data: Any) -> str | None:
             if isinstance(value, str) and value.strip():
                 return value.strip()
     return None
+
+
+def with_details(data: Any, message: str) -> Any:
+    """`data` with the human text in `details` too: Toad and the TypeScript SDK's clients show
+    `error.data.details` (and, without it, a generic "the agent failed to start"); other clients show
+    `message`. A `detail` already in `data` joins the text. Data that is not an object (pydantic's list of
+    validation errors) is left as it is: a client reads it as it is."""
+    if data is None:
+        return {"details": message}
+    if not isinstance(data, dict) or isinstance(data.get("details"), str):
+        return data
+    detail = _detail(data)
+    text = f"{message}: {detail}" if detail and detail not in message else message
+    return {**data, "details": text}
 
 
 class ConnectionClosed(RequestError):

@@ -34,6 +34,13 @@ JsonDict = dict[str, Any]
 
 AfterReply = Callable[[], Awaitable[None]]
 _after_reply: ContextVar[list[AfterReply] | None] = ContextVar("after_reply", default=None)
+_request_id: ContextVar[int | str | None] = ContextVar("request_id", default=None)
+
+
+def current_request_id() -> int | str | None:
+    """The id of the request being handled (what a request-scoped `elicitation/create` names); None outside a
+    request a connection dispatched."""
+    return _request_id.get()
 
 
 def after_reply(callback: AfterReply) -> bool:
@@ -305,6 +312,7 @@ class Connection:
     async def _run_request(self, scope: anyio.CancelScope, key: str, request_id: Any, method: str, params: Any) -> None:
         callbacks: list[AfterReply] = []
         _after_reply.set(callbacks)  # this task's own context: the handler's `after_reply` calls land here
+        _request_id.set(request_id)
         try:
             with scope:
                 try:

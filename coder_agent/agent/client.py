@@ -6,6 +6,9 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..acp.schema import (
+    CreateElicitationRequest,
+    CreateElicitationResponse,
+    ElicitationMode,
     PermissionOption,
     PermissionOutcome,
     SessionUpdate,
@@ -39,6 +42,24 @@ class Client(Protocol):
         self, session_id: str, tool_call: ToolCallFields, options: Sequence[PermissionOption]
     ) -> PermissionOutcome:
         """Ask the user whether a tool call may run."""
+        ...
+
+    def can_ask_user(self) -> bool:
+        """Whether a person can answer questions now: in an editor always (a permission request at least); in a
+        headless run only on a terminal, and not with `--yes`."""
+        ...
+
+    def elicitation_modes(self) -> frozenset[ElicitationMode]:
+        """The elicitation modes the user can be asked in (`form`, `url`): an editor's advertised ones."""
+        ...
+
+    async def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
+        """Ask the user through a form or a URL, in a mode `elicitation_modes` has (else `ClientError`). The
+        answer's content is not checked here: `ElicitationSchema.check` does that against the form sent."""
+        ...
+
+    async def complete_elicitation(self, elicitation_id: str) -> None:
+        """Tell the user that the out-of-band step of a URL elicitation is done."""
         ...
 
     async def read_text_file(

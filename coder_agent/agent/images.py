@@ -69,15 +69,19 @@ def refuse_bad_images(blocks: Sequence[ContentBlock]) -> None:
             raise InvalidInput(f"Invalid params: {which} in the prompt cannot be sent: {problem}.", {"image": number})
 
 
-def refuse_unseen_images(model: str, blocks: Sequence[ContentBlock]) -> None:
-    """Raise `InvalidInput` (-32602) naming the model when the prompt has an image the model cannot see."""
+def refuse_unseen_images(model: str, blocks: Sequence[ContentBlock], takes_images: bool | None = None) -> None:
+    """Raise `InvalidInput` (-32602) naming the model when the prompt has an image the model cannot see.
+
+    `takes_images`: what the user said of the model (`CODER_AGENT_IMAGES`); None: litellm's map says."""
     if not any(isinstance(block, ImageContent) for block in blocks):
         return
-    if catalog.supports_vision(model):
+    if takes_images is True or (takes_images is None and catalog.supports_vision(model)):
         return
+    why = "CODER_AGENT_IMAGES is false" if takes_images is False else "litellm does not list it as a vision model"
     raise InvalidInput(
-        f"Invalid params: the model {model} does not take images (litellm does not list it as a vision "
-        "model), so this prompt cannot be sent as it is. Remove the image, or choose a model that takes images: "
-        "in the model menu, or with CODER_AGENT_MODEL (for example anthropic/claude-sonnet-4-5 or openai/gpt-4o).",
+        f"Invalid params: the model {model} does not take images ({why}), so this prompt cannot be sent as it is. "
+        "Remove the image, or choose a model that takes images: in the model menu, or with CODER_AGENT_MODEL "
+        "(for example anthropic/claude-sonnet-4-5 or openai/gpt-4o). For a local vision model litellm does not "
+        "know, set CODER_AGENT_IMAGES=true.",
         {"model": model},
     )

@@ -265,9 +265,20 @@ class ToolCallRunner:
             await self._session.publish(ToolCallProgress(tool_call_id=call.acp_id, content=content), keep=False)
 
         session = self._session
-        before_write = self._turn_files.before_edit if self._turn_files is not None else _nothing
+        turn_files = self._turn_files
+        before_write = turn_files.before_edit if turn_files is not None else _nothing
+        after_write = turn_files.after_edit if turn_files is not None else None
         return ToolContext(
-            session.id, session.cwd, session.roots, self._client, self._files, self._emit, progress, before_write
+            session.id,
+            session.cwd,
+            session.roots,
+            self._client,
+            self._files,
+            self._emit,
+            progress,
+            before_write,
+            after_write=after_write,
+            tool_call_id=call.acp_id,
         )
 
     async def _announce(self, call: _Call, shown: ToolCallFields) -> None:

@@ -143,7 +143,7 @@ async def _compact_for(compactor: Compactor, turn_start: int, error: ModelError)
         )
     except CompactionFailed as exc:
         raise ModelError(f"{error.message} ({exc.message})", status=error.status, context_window=True) from exc
-    if done is None:
+    if done is None or done.after >= done.before:
         raise ModelError(
             f"{error.message} (there is nothing older to summarise: the request itself is too large)",
             status=error.status,

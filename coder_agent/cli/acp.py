@@ -107,7 +107,7 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     import threading
 
     from ..prestart.early import answer_next, wait_for_runtime
-    from ..prestart.early_session import EarlySession, new_session_answerer
+    from ..prestart.early_session import EarlySession, announce_commands, new_session_answerer
     from ..prestart.settings_peek import peek
 
     settings = peek()
@@ -143,6 +143,8 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
 
     try:
         early = answer_next(early, 0, out_fd, "session/new", answer, ready_read)
+        if isinstance(early.answered, EarlySession):  # its commands at once, not once the runtime is in
+            announce_commands(early.answered, settings.config_dir, out_fd)
         if try_early_call and isinstance(early.answered, EarlySession):
             from ..prestart import early_prompt
 

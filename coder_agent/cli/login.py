@@ -13,8 +13,9 @@ import os
 import sys
 
 from ..config.keystore import KeyStore
+from ..config.logins import LOCAL_KEY, PROVIDERS
 from ..config.settings import Settings, SettingsError
-from .login_dialogue import EXIT_ABANDONED, LOCAL_KEY, PROVIDERS, run_dialogue
+from .login_dialogue import EXIT_ABANDONED, run_dialogue
 
 
 def login_parser() -> argparse.ArgumentParser:

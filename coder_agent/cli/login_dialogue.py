@@ -4,10 +4,7 @@ It runs in whatever terminal the user (or an editor's terminal login) gives it: 
 in and out, the key read with echo off. Exit status 0 when the login is saved, 1 when it was abandoned (end of
 input, Ctrl-C, nothing usable given): nothing is saved then.
 
-What is saved, in the user's config folder only: the key (`credentials.toml`, 600, or the OS keyring) under the
-provider's key variable (`CODER_AGENT_API_KEY` for a local server), and the model (and a local server's
-address) in `config.toml`. Logging in to a hosted provider takes out a local server's address and key saved
-before, so the new provider's traffic and key never go to the old server.
+What is saved, and where: `config.logins` (the same as an editor's login through a form, `server/login_form.py`).
 """
 
 from __future__ import annotations
@@ -15,50 +12,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from ..config.keystore import KeyStore, Where
-from ..config.userfiles import CONFIG_FILE, set_top_level, write_private
+from ..config.keystore import NO_KEYRING, KeyringFailed, Where, system_keyring
+from ..config.logins import LOCAL_KEY, PROVIDERS, Choice, Provider, full_model, save_login
 
-LOCAL_KEY = "CODER_AGENT_API_KEY"
 EXIT_OK, EXIT_ABANDONED = 0, 1
-
-
-@dataclass(frozen=True)
-class Provider:
-    id: str
-    name: str
-    key_variable: str | None  # None: a local server (its key, if any, is CODER_AGENT_API_KEY)
-    default_model: str
-    prefix: str  # the litellm provider prefix of its models
-    default_base: str | None = None  # local servers: where they usually listen
-
-    @property
-    def local(self) -> bool:
-        return self.key_variable is None
-
-
-PROVIDERS = [
-    Provider("anthropic", "Anthropic", "ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5", "anthropic"),
-    Provider("openai", "OpenAI", "OPENAI_API_KEY", "openai/gpt-4.1", "openai"),
-    Provider("openrouter", "OpenRouter", "OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4.5", "openrouter"),
-    Provider("gemini", "Google Gemini", "GEMINI_API_KEY", "gemini/gemini-2.5-pro", "gemini"),
-    Provider("mistral", "Mistral", "MISTRAL_API_KEY", "mistral/devstral-medium-latest", "mistral"),
-    Provider("deepseek", "DeepSeek", "DEEPSEEK_API_KEY", "deepseek/deepseek-chat", "deepseek"),
-    Provider("groq", "Groq", "GROQ_API_KEY", "groq/moonshotai/kimi-k2-instruct", "groq"),
-    Provider("xai", "xAI", "XAI_API_KEY", "xai/grok-4", "xai"),
-    Provider(
-        "local",
-        "A local OpenAI-compatible server (llama.cpp, vLLM, LM Studio, ...)",
-        None,
-        "",
-        "openai",
-        "http://localhost:8080/v1",
-    ),
-    Provider("ollama", "Ollama", None, "", "ollama_chat", "http://localhost:11434"),
-]
 
 
 class Abandoned(Exception):
@@ -132,14 +92,6 @@ def list_server_models(prefix: str, base: str) -> list[str]:
     return [name.split("/", 1)[1] for name in anyio.run(ask)]
 
 
-@dataclass
-class Choice:
-    model: str
-    key_variable: str | None = None
-    key: str | None = None
-    api_base: str | None = None
-
-
 class TerminalLogin:
     def __init__(self, lines: Lines, config_dir: Path, lister: ModelLister = list_server_models) -> None:
         self._lines = lines
@@ -164,18 +116,13 @@ class TerminalLogin:
         if not key:
             raise Abandoned("no key was given")
         if model is None:
-            model = self._lines.ask(f"Model [{provider.default_model}]: ") or provider.default_model
-        if "/" not in model:
-            model = f"{provider.prefix}/{model}"
-        return Choice(model=model, key_variable=provider.key_variable, key=key)
+            model = self._lines.ask(f"Model [{provider.default_model}]: ")
+        return Choice(model=full_model(provider, model), key_variable=provider.key_variable, key=key)
 
     def local(self, provider: Provider, base: str | None = None, model: str | None = None) -> Choice:
         if base is None:
             base = self._lines.ask(f"Server address [{provider.default_base}]: ") or provider.default_base or ""
-        if model is None:
-            model = self._pick_model(provider, base)
-        if not model.startswith(f"{provider.prefix}/"):
-            model = f"{provider.prefix}/{model}"
+        model = full_model(provider, model if model is not None else self._pick_model(provider, base))
         key = None
         if provider.id == "local":
             key = self._lines.ask_secret("API key (Enter if the server checks none; not shown): ") or None
@@ -200,22 +147,7 @@ class TerminalLogin:
 
     def save(self, choice: Choice, where: Where = "auto") -> str:
         """Keep the choice in the user's config folder; where the key went (or a note that there is none)."""
-        store = KeyStore(self._config_dir)
-        place = "no key (the server checks none)"
-        if choice.key_variable is not None and choice.key is not None:
-            place = store.save(choice.key_variable, choice.key, where)
-        if choice.key_variable != LOCAL_KEY:
-            store.remove([LOCAL_KEY])  # a local server's key must not go to another provider
-        path = self._config_dir / CONFIG_FILE
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            text = "# coder-agent settings (see `coder-agent config`). `coder-agent login` sets model and api_base.\n"
-        values: dict[str, object] = {"model": choice.model}
-        if choice.api_base:
-            values["api_base"] = choice.api_base
-        write_private(path, set_top_level(text, values, remove=() if choice.api_base else ("api_base",)))
-        return place
+        return save_login(self._config_dir, choice, where)
 
 
 def run_dialogue(
@@ -233,12 +165,21 @@ def run_dialogue(
     lines = Lines(stdin or sys.stdin, stdout or sys.stdout)
     login = TerminalLogin(lines, config_dir, lister)
     try:
+        if where == "keyring" and system_keyring() is None:  # said before the key is typed, not after
+            raise Abandoned(f"{NO_KEYRING}; or keep the key in a file of yours: --store file")
         lines.say(f"coder-agent login: saved in {config_dir} (only you can read the key), never in a project.")
         provider = next((p for p in PROVIDERS if p.id == provider_id), None) or login.pick_provider()
         choice = login.local(provider, api_base, model) if provider.local else login.hosted(provider, model)
         place = login.save(choice, where)
-    except (Abandoned, KeyboardInterrupt) as exc:
-        lines.say(f"Login abandoned ({exc or 'interrupted'}): nothing was saved.")
+    except KeyringFailed as exc:  # the keyring refused (locked, no backend after all): nothing is half-saved
+        lines.say(f"Login abandoned ({exc}): nothing was saved. Try --store file.")
+        return EXIT_ABANDONED
+    except KeyboardInterrupt:
+        lines.say()  # Ctrl-C leaves the cursor after the question
+        lines.say("Login abandoned (interrupted): nothing was saved.")
+        return EXIT_ABANDONED
+    except Abandoned as exc:
+        lines.say(f"Login abandoned ({exc}): nothing was saved.")
         return EXIT_ABANDONED
     lines.say(f"Logged in: model {choice.model}" + (f" at {choice.api_base}" if choice.api_base else ""))
     lines.say(f"Key: {place}.")

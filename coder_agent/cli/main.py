@@ -45,8 +45,26 @@ SUBCOMMANDS = {
 }
 
 
+SUPPORTED = "Linux and macOS"
+
+
+def platform_problem(name: str = os.name, platform: str = sys.platform) -> str | None:
+    """Why the agent cannot run here, or None: it runs commands through `/bin/sh` in process groups (`os.killpg`,
+    `start_new_session`), which only POSIX systems have. Said at once rather than failing at the first command."""
+    if name == "posix":
+        return None
+    return (
+        f"coder-agent runs on {SUPPORTED} (it runs commands through /bin/sh in process groups); this is {platform}. "
+        "On Windows, run it inside WSL."
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    problem = platform_problem()
+    if problem is not None:
+        sys.stderr.write(f"coder-agent: {problem}\n")
+        sys.exit(1)
     if args == ["acp"]:
         # The editor's path: no argparse, nothing heavy before `initialize` is answered.
         from .acp import run_acp

@@ -1,8 +1,9 @@
 """`coder-agent sessions`: list, show, export and delete the sessions saved in `$CODER_AGENT_HOME/sessions.db`.
 
 This is the CLI's own output, so it goes to stdout. Problems go to stderr, with exit code 1 for an unknown
-session and 2 for a store that cannot be used (corrupt, unreadable) or a bad command line. Before the agent
-has saved anything there is no store: `list` says so, and nothing here creates one.
+session, 2 for a store that cannot be used (corrupt, unreadable) or a bad command line, and 3 for a session
+that is live in a running agent (`undo`). Before the agent has saved anything there is no store: `list` says
+so, and nothing here creates one.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..store.sqlite import SqliteSessionStore
 
 NOT_FOUND = 1
 UNUSABLE = 2
+BUSY = 3
 Json = dict[str, Any]
 
 
@@ -155,28 +157,31 @@ def cmd_delete(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO)
             continue
         store.delete(session_id)
         out.write(f"Deleted {session_id}\n")
+    from ..agent.workspace.snapshot_upkeep import prune
+
+    prune(store.path.parent, store.roots())  # the snapshots of folders no session names any more
     return code
 
 
 def cmd_undo(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -> int:
-    """What `/undo` does in an editor, from a shell: the files of the last turn(s) put back on disk."""
+    """What `/undo` does in an editor, from a shell: the files of the last turn(s) put back on disk. Not while the
+    session is live in an agent: it would not hear of it (and its model would not either)."""
     import anyio
 
+    from ..agent.sessions.live_locks import held_elsewhere
+    from ..agent.sessions.notes import note, notes_from
     from ..agent.workspace.checkpoints import Checkpoints
-    from ..agent.workspace.turn_files import reader
+    from ..agent.workspace.restore import Restore
+    from ..agent.workspace.undo import undo
 
     record = find(store, args.id)
-
-    async def write(path: str, data: bytes | None) -> None:
-        if data is None:
-            await anyio.Path(path).unlink()
-        else:
-            await anyio.Path(path).parent.mkdir(parents=True, exist_ok=True)
-            await anyio.Path(path).write_bytes(data)
-
+    if held_elsewhere(store.path.parent, record.id):
+        raise CliError(
+            f"session {record.id} is open in a running agent: undo it there (/undo), or close it first", BUSY
+        )
     checkpoints = Checkpoints(store.checkpoints, record.id)
-    read = reader([record.cwd, *record.additional_directories])
-    report = anyio.run(lambda: checkpoints.undo(read, write, args.turns, args.force))
+    restore = Restore([record.cwd, *record.additional_directories])
+    report = anyio.run(lambda: undo(checkpoints, restore, args.turns, args.force))
     for path in report.restored:
         out.write(f"restored  {path}\n")
     for path in report.deleted:
@@ -185,12 +190,15 @@ def cmd_undo(store: SqliteSessionStore, args: argparse.Namespace, out: TextIO) -
         out.write(f"left      {path} (changed since; --force to overwrite)\n")
     for path in report.not_kept:
         out.write(f"left      {path} (its earlier content was not kept)\n")
+    for path, why in report.refused:
+        out.write(f"left      {path} ({why})\n")
     if report.nothing:
         out.write("Nothing to undo.\n")
         return 0
-    record.state = {**record.state, "notes": [*record.state.get("notes", []), report.for_model()]}
+    notes = [*notes_from(record.state.get("notes")), note(report.for_model(), report.turns)]
+    record.state = {**record.state, "notes": notes}
     store.save(record)  # the model hears of it with the session's next prompt
-    return 1 if report.changed_since or report.not_kept else 0
+    return 1 if report.left else 0
 
 
 # ---- show: the transcript, drawn from the stored updates as `coder-agent run` draws them live -------------------

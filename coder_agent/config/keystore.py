@@ -61,6 +61,13 @@ def system_keyring() -> Keyring | None:
     return keyring
 
 
+NO_KEYRING = "no OS keyring is available (install the `keyring` package and a backend)"
+
+
+class KeyringFailed(ValueError):
+    """The key could not go to the OS keyring (there is none, or it refused); nothing was saved."""
+
+
 @dataclass
 class SavedKeys:
     keys: dict[str, str] = field(default_factory=dict)  # variable -> key
@@ -135,11 +142,14 @@ class KeyStore:
         keys, keyring_names = self._read()
         keyring = self._keyring or (system_keyring() if where != "file" else None)
         if where == "keyring" and keyring is None:
-            raise ValueError("no OS keyring is available (install the `keyring` package and a backend)")
+            raise KeyringFailed(NO_KEYRING)
         keys.pop(name, None)
         keyring_names = [n for n in keyring_names if n != name]
         if keyring is not None:
-            keyring.set_password(KEYRING_SERVICE, name, value)
+            try:
+                keyring.set_password(KEYRING_SERVICE, name, value)
+            except Exception as exc:  # a locked or broken backend: said, by kind (never with the value)
+                raise KeyringFailed(f"the OS keyring did not take the key: {type(exc).__name__}: {exc}") from None
             keyring_names.append(name)
             place = "the OS keyring"
         else:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import io
 import logging
 import os
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
 
 from dotenv import dotenv_values
@@ -96,6 +96,15 @@ class Settings(BaseModel):
     )
     context_window: int | None = Field(
         default=None, ge=1000, description="The model's context window in tokens; else litellm's figure or 128000"
+    )
+    images: bool | None = Field(
+        default=None, description="Whether the model takes images (a local vision model); else litellm's map says"
+    )
+    input_price: float | None = Field(
+        default=None, ge=0, description="USD per million input tokens, for models litellm does not price"
+    )
+    output_price: float | None = Field(
+        default=None, ge=0, description="USD per million output tokens, for models litellm does not price"
     )
     serve_token: str | None = Field(
         default=None, description="Bearer token clients of `coder-agent serve` must send; unset: one is made at start"
@@ -221,6 +230,7 @@ class Settings(BaseModel):
             saved = merge_saved_keys(env, origins, notices)
         values: dict[str, object] = {}
         sources: dict[str, str] = {}
+        notices += unknown_variables(env, origins, cls.model_fields)
         for name in cls.model_fields:
             variable = PREFIX + name.upper()
             raw = env.get(variable)
@@ -240,6 +250,8 @@ class Settings(BaseModel):
                 if option in cls.model_fields and option not in values:
                     values[option] = setting
                     sources[option] = str(path)
+                elif option not in cls.model_fields:
+                    notices.append(unknown_setting(option, str(path), cls.model_fields))
         try:
             settings = cls.model_validate(values)
         except ValidationError as exc:
@@ -263,6 +275,27 @@ class Settings(BaseModel):
         settings._user_files = user_files
         settings.learn_secrets()
         return settings
+
+
+def unknown_setting(name: str, where: str, known: Iterable[str], prefix: str = "") -> str:
+    """The notice for a setting no field reads (a typo, a setting of another tool): ignored, said, with the
+    nearest known name when there is one close enough."""
+    import difflib
+
+    names = [prefix + field.upper() if prefix else field for field in known]
+    nearest = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f"; did you mean {nearest[0]}?" if nearest else " (`coder-agent acp --help` lists the settings)"
+    return f"unknown setting {name} in {where}: it is ignored{hint}"
+
+
+def unknown_variables(environ: Mapping[str, str], origins: Mapping[str, str], known: Iterable[str]) -> list[str]:
+    """A notice for each `CODER_AGENT_*` variable no setting reads (`CODER_AGENT_MDOEL`), naming where it is."""
+    fields = set(known)
+    return [
+        unknown_setting(variable, origins.get(variable, "the environment"), fields, PREFIX)
+        for variable in sorted(environ)
+        if variable.startswith(PREFIX) and variable[len(PREFIX) :].lower() not in fields
+    ]
 
 
 def config_files(environ: Mapping[str, str], notices: list[str] | None = None) -> list[Path]:

@@ -14,7 +14,7 @@ import anyio
 from rich.console import Console
 from rich.markup import escape
 
-from ..acp.schema import PermissionOption, PermissionOutcome, ToolCallFields
+from ..acp.schema import ContentToolCallContent, PermissionOption, PermissionOutcome, TextContent, ToolCallFields
 from ..acp.schema.client import PermissionKind
 from .output import Output
 
@@ -89,31 +89,68 @@ class TerminalAsk:
         self._output = output
         self._console = console
         self._input = LineReader(stdin_fd)
-        self._lock = anyio.Lock()
+        self.lock = anyio.Lock()  # the terminal's: the agent's other questions (`questions.py`) take it too
+
+    @property
+    def reader(self) -> LineReader:
+        """The terminal's lines: one reader for every question, so that none reads another's answer."""
+        return self._input
 
     async def decide(self, tool_call: ToolCallFields, options: Sequence[PermissionOption]) -> PermissionOutcome:
-        async with self._lock:
+        async with self.lock:
             with self._output.paused():
                 return await self._ask(tool_call, options)
 
     async def _ask(self, tool_call: ToolCallFields, options: Sequence[PermissionOption]) -> PermissionOutcome:
-        names = {option.kind: option.name for option in options}
-        self._console.print(f"[bold yellow]?[/] Allow [bold]{escape(tool_call.title or 'this tool call')}[/]?")
-        choices = [
-            ("y", names.get("allow_once", "Allow")),
-            ("a", names.get("allow_always")),
-            ("n", names.get("reject_once", "Reject")),
-            ("N", names.get("reject_always")),
-        ]
-        legend = " · ".join(f"[bold]{key}[/] {escape(name)}" for key, name in choices if name)
-        self._console.print(f"  {legend}")
+        choices = legend(options)
+        title = tool_call.title or "this tool call"
+        question = title if title.rstrip().endswith("?") else f"Allow {title}?"
+        self._console.print(f"[bold yellow]?[/] [bold]{escape(question)}[/]")
+        for text in _texts(tool_call):  # what the call would do, when the title does not say it all (a project's
+            for row in text.splitlines():  # MCP servers: the commands they would start)
+                self._console.print(f"  {escape(row)}", style="dim", highlight=False)
+        for key, option in choices.items():  # one a line: an "always" names what it keeps, which is long
+            enter = "  [dim](Enter)[/]" if key == ENTER else ""
+            self._console.print(f"  [bold]{key}[/]  {escape(option.name)}{enter}", soft_wrap=True)
         while True:
             self._console.print("  [bold]>[/] ", end="")
             line = await self._input.line()
             if line is None:  # end of input: nobody can answer any more
                 self._console.print()
                 return _outcome(options, "reject_once")
-            kind = answer_kind(line)
-            if kind is not None and kind in names:
-                return _outcome(options, kind)
-            self._console.print("  Answer y, a, n or N (Enter alone is n).")
+            chosen = choice_of(line, choices)
+            if chosen is not None and not chosen.option_id:  # no "reject once" was offered: nothing chosen
+                return PermissionOutcome(outcome="cancelled")
+            if chosen is not None:
+                return PermissionOutcome(outcome="selected", option_id=chosen.option_id)
+            keys = ", ".join(choices)
+            self._console.print(f"  Answer {keys} (Enter alone is {ENTER}: {escape(choices[ENTER].name)}).")
+
+
+ENTER = "n"  # what Enter alone answers: the safe answer
+
+
+def legend(options: Sequence[PermissionOption]) -> dict[str, PermissionOption]:
+    """The key for each option offered, in the order shown: the option a key picks is the one its name shows
+    (the first of its kind). `n` is always there: without a "reject once" option it cancels the request."""
+    keys: dict[str, PermissionOption] = {}
+    for key, kind in (("y", "allow_once"), ("a", "allow_always"), ("n", "reject_once"), ("N", "reject_always")):
+        option = next((option for option in options if option.kind == kind), None)
+        if option is not None:
+            keys[key] = option
+    keys.setdefault(ENTER, PermissionOption(option_id="", name="Reject", kind="reject_once"))
+    return keys
+
+
+def choice_of(answer: str, choices: dict[str, PermissionOption]) -> PermissionOption | None:
+    """The option a typed answer picks among `choices` (`legend`), or None when it picks none."""
+    kind = answer_kind(answer)
+    return next((option for option in choices.values() if option.kind == kind), None) if kind else None
+
+
+def _texts(tool_call: ToolCallFields) -> list[str]:
+    return [
+        item.content.text
+        for item in tool_call.content or []
+        if isinstance(item, ContentToolCallContent) and isinstance(item.content, TextContent)
+    ]

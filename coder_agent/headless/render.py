@@ -3,9 +3,10 @@ stored (`coder-agent sessions show`).
 
 Agent text streams into a live preview (the tail of the message, as Markdown) and is printed as Markdown
 once the message is complete; thoughts likewise, dimmed; a user's prompt (only stored sessions hold them) as
-quoted lines. A tool call shows its diff when it is announced, a spinner while it runs, then one line with its
-outcome (and a command's output, a failure's message). When stdout is not a terminal, or the updates are
-stored ones, nothing is animated: each piece is printed once it is complete.
+quoted lines. A tool call shows its diff when it is announced, a spinner while it runs (a command's latest
+output lines under it, live, when the run's own terminals are watched: `terminal_output`), then one line with
+its outcome (and a command's output, a failure's message). A compaction shows what it freed. When stdout is not
+a terminal, or the updates are stored ones, nothing is animated: each piece is printed once it is complete.
 
 Everything is drawn from the event loop's thread, `animate` included: rich's own refresh thread would race
 with the prints made here (rich's console is not thread-safe, Textualize/rich#1530), and the two would each
@@ -14,7 +15,7 @@ move the cursor from the same place, erasing or repeating lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -37,6 +38,7 @@ from ..acp.schema import (
     PlanUpdate,
     ResourceLink,
     SessionUpdate,
+    TerminalContent,
     TextContent,
     ToolCallContent,
     ToolCallFields,
@@ -44,8 +46,9 @@ from ..acp.schema import (
     ToolCallStart,
     UserMessageChunk,
 )
+from ..agent.sessions.repair import COMPACTION_PREFIX
 from .blocks import diff_text, output_tail, plan_checklist, summary_line
-from .output import RunResult
+from .output import RunResult, TerminalOutput
 
 _SHORT_SUMMARY = 100  # a read's or search's one-line result is shown after its title up to this length
 _REFRESH_INTERVAL = 0.1  # seconds between two redraws of the live area
@@ -88,6 +91,10 @@ class _Call:
     kind: str
     diffs_shown: set[str] = field(default_factory=set)
     finished: bool = False
+    terminal: str | None = None  # the terminal it runs in, when the run watches its output live
+
+
+LIVE_OUTPUT_LINES = 6  # of a running command, under its spinner
 
 
 def _texts(content: list[ToolCallContent] | None) -> list[str]:
@@ -109,25 +116,57 @@ class _LiveView:
     def __init__(self) -> None:
         self.block: _Block | None = None
         self.running: dict[str, Spinner] = {}  # tool call id -> its spinner
+        self.outputs: dict[str, Callable[[], str | None]] = {}  # tool call id -> its command's output so far
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        block, spinners = self.block, list(self.running.values())
+        block, running = self.block, list(self.running.items())
+        tails = {call: _last_lines(self.outputs[call]()) for call, _ in running if call in self.outputs}
         if block is not None:
-            room = max(console.size.height - len(spinners) - 2, 3)
+            room = max(console.size.height - len(running) - sum(map(len, tails.values())) - 2, 3)
             lines = console.render_lines(block.renderable(terminal=True), options, pad=False)
             for line in lines[-room:]:
                 yield from line
                 yield Segment.line()
-        yield from spinners
+        for call, spinner in running:
+            yield spinner
+            for printed in tails.get(call, []):
+                yield Text(f"  {printed}", style="dim", no_wrap=True, overflow="ellipsis")
         yield Segment(" ")  # a line of its own: a trailing newline alone would not count as one
 
 
+def _last_lines(output: str | None) -> list[str]:
+    """The last lines a command printed, as a terminal shows them (a progress bar's `\r`: its latest state)."""
+    lines = [line.rsplit("\r", 1)[-1] for line in (output or "").replace("\r\n", "\n").rstrip("\n").split("\n")]
+    return [line for line in lines if line.strip()][-LIVE_OUTPUT_LINES:]
+
+
+def _ended(raw: object) -> str:
+    """How a command that did not end well ended, from the call's raw output ("" when it exited 0)."""
+    if not isinstance(raw, dict):
+        return ""
+    if raw.get("timed_out"):
+        return "(timed out; the command was killed)"
+    if raw.get("signal"):
+        return f"(killed by {raw['signal']})"
+    code = raw.get("exit_code")
+    return f"(exit code {code})" if code not in (0, None) else ""
+
+
 class RichOutput:
-    def __init__(self, console: Console, errors: Console, cwd: str, live: bool = True) -> None:
-        """`live`: draw a live area (streamed text, spinners) when `console` is a terminal."""
+    def __init__(
+        self,
+        console: Console,
+        errors: Console,
+        cwd: str,
+        live: bool = True,
+        terminal_output: TerminalOutput | None = None,
+    ) -> None:
+        """`live`: draw a live area (streamed text, spinners) when `console` is a terminal; `terminal_output`:
+        how to read the run's own terminals (their output is then shown as it comes)."""
         self._console = console
         self._errors = errors
         self._cwd = cwd
+        self._terminal_output = terminal_output
         self._animated = live and console.is_terminal
         self._view = _LiveView()
         self._calls: dict[str, _Call] = {}
@@ -164,6 +203,17 @@ class RichOutput:
                 self._console.print()
 
     # ---- Output ---------------------------------------------------------------------------------------
+
+    @property
+    def live_terminals(self) -> bool:
+        return self._animated  # a terminal: a command's output can be redrawn as it comes
+
+    def watch_terminals(self, read: TerminalOutput) -> None:
+        """`read(terminal id, done)`: what the terminal printed so far (all of it, and forgotten, once `done`)."""
+        self._terminal_output = read
+
+    def init(self, info: dict[str, object]) -> None:
+        return  # the summary line names the session at the end
 
     def update(self, update: SessionUpdate) -> None:
         if isinstance(update, AgentMessageChunk | AgentThoughtChunk):
@@ -206,10 +256,16 @@ class RichOutput:
         call = self._calls.setdefault(update.tool_call_id, _Call(update.title or "tool call", update.kind or "other"))
         if update.title:
             call.title = update.title
+        terminal = next((item.terminal_id for item in update.content or [] if isinstance(item, TerminalContent)), None)
+        if terminal is not None and self._terminal_output is not None and call.terminal is None:
+            call.terminal = terminal
+            read = self._terminal_output
+            self._view.outputs[update.tool_call_id] = lambda: read(terminal, False)
+            self._spin(update.tool_call_id, call)
         if update.status == "in_progress":
             self._spin(update.tool_call_id, call)
         elif update.status in ("completed", "failed"):
-            self._finish(update.tool_call_id, call, update.status, update.content)
+            self._finish(update.tool_call_id, call, update.status, update.content, update.raw_output)
 
     def _spin(self, call_id: str, call: _Call) -> None:
         self._view.running[call_id] = Spinner("dots", Text(call.title), style="cyan")
@@ -222,10 +278,20 @@ class RichOutput:
                 call.diffs_shown.add(key)
                 self._console.print(diff_text(diff, self._cwd), end="")
 
-    def _finish(self, call_id: str, call: _Call, status: str, content: list[ToolCallContent] | None) -> None:
+    def _finish(
+        self, call_id: str, call: _Call, status: str, content: list[ToolCallContent] | None, raw: object = None
+    ) -> None:
         self._view.running.pop(call_id, None)
+        self._view.outputs.pop(call_id, None)
         call.finished = True
         texts = _texts(content)
+        if call.terminal is not None and self._terminal_output is not None:  # its output, read from the terminal
+            texts = [text for text in [self._terminal_output(call.terminal, True) or "", _ended(raw)] if text.strip()]
+        if call_id.startswith(COMPACTION_PREFIX) and texts:  # what it freed (the summary is for the model)
+            done = status == "completed"
+            mark, label = (("✓ ", "green"), "Compacted the conversation") if done else (("✗ ", "red"), "Compaction")
+            self._console.print(Text.assemble(mark, (label, "bold"), (f"  {texts[0]}", "dim")))
+            return
         if status == "failed":
             self._console.print(Text.assemble(("✗ ", "red"), (call.title, "bold")))
             for text in texts:
@@ -247,6 +313,8 @@ class RichOutput:
         self._close_block()
         title = tool_call.title or "tool call"
         self._console.print(f"[yellow]![/] [bold]{escape(title)}[/]: [yellow]{escape(note)}[/]")
+        for text in _texts(tool_call.content):  # what it would have done (a project's MCP servers: their commands)
+            self._console.print(output_tail(text, limit=12), end="")
 
     def notice(self, text: str) -> None:
         self._console.print(f"[yellow]{escape(text)}[/]")

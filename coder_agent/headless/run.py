@@ -9,12 +9,13 @@ editor can load it afterwards. Ctrl-C sends `session/cancel` (a second one exits
 
 from __future__ import annotations
 
+import base64
 import logging
 import os
 import signal
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
@@ -24,6 +25,8 @@ from ..acp.errors import RequestError
 from ..acp.router import Router
 from ..acp.schema import (
     ClientCapabilities,
+    ContentBlock,
+    ImageContent,
     Implementation,
     InitializeRequest,
     NewSessionRequest,
@@ -41,11 +44,12 @@ from ..acp.schema import (
 )
 from ..agent.sessions.live import Sessions
 from ..config.settings import Settings
-from ..local.client import LocalClient, PermissionPolicy
+from ..local.client import LocalClient, PermissionPolicy, Questions
 from ..prestart.capabilities import PROTOCOL_VERSION
 from ..server.assembly import build_agent, open_store
 from ..store.sqlite import SqliteSessionStore
-from .output import Output, RunResult, UsageTally
+from .output import Output, ReplyTally, RunResult, UsageTally
+from .resume import NoSuchSession, resolve
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +59,9 @@ class RunRequest:
     prompt: str
     cwd: str  # absolute
     mode: str
-    session_id: str | None = None  # continue this stored session
+    session_id: str | None = None  # continue this stored session: its id, the start of it, or `last` (`resume`)
     model: str | None = None  # a continued session switches to this model
+    images: tuple[tuple[str, bytes], ...] | list[tuple[str, bytes]] = ()  # (MIME type, bytes) sent with the prompt
 
 
 class RunError(Exception):
@@ -108,10 +113,18 @@ class _Driver:
             if request.session_id is not None and request.model is not None:
                 await self._choose(options, "model", request.model)
             assert self.session_id is not None
-            tally.cost_baseline_usd = sessions.live[self.session_id].cost_usd
+            session = sessions.live[self.session_id]
+            tally.cost_baseline_usd = session.cost_usd
+            info = {"sessionId": self.session_id, "cwd": request.cwd, "model": session.model, "mode": session.mode}
+            self._output.init({**info, "resumed": request.session_id is not None, "version": __version__})
             self._setup = None
             self._prompting = True
-            prompt = PromptRequest(session_id=self.session_id, prompt=[TextContent(text=request.prompt)])
+            images = [
+                ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=kind)
+                for kind, data in request.images
+            ]
+            blocks: list[ContentBlock] = [TextContent(text=request.prompt), *images]
+            prompt = PromptRequest(session_id=self.session_id, prompt=blocks)
             response = PromptResponse.model_validate(await self.call("session/prompt", prompt))
             return response.stop_reason
         return "cancelled"  # interrupted before the prompt was sent
@@ -140,31 +153,47 @@ def _no_capabilities(capabilities: ClientCapabilities) -> None:
 
 
 async def run_prompt(
-    settings: Settings, request: RunRequest, output: Output, permissions: PermissionPolicy
+    settings: Settings,
+    request: RunRequest,
+    output: Output,
+    permissions: PermissionPolicy,
+    questions: Questions | None = None,
 ) -> RunResult:
-    """Run one prompt turn (Ctrl-C cancels it: stop reason `cancelled`).
+    """Run one prompt turn (Ctrl-C cancels it: stop reason `cancelled`). `questions`: who answers the agent's
+    questions (a person at the terminal); None: nobody can be asked, and the agent is told so.
 
     Raises `RunError` when the agent answers with an error.
     """
     started = anyio.current_time()
-    tally = UsageTally()
+    tally, reply = UsageTally(), ReplyTally()
 
     def on_update(update: SessionUpdate) -> None:
         tally.observe(update)
+        reply.observe(update)
         try:
             output.update(update)
         except OSError as exc:  # stdout is gone (`| head`): the turn goes on, and is stored
             log.debug("update not shown: %s", exc)
 
     store, problem = open_store(settings)
+    if request.session_id is not None:
+        try:
+            request = replace(request, session_id=resolve(store, request.session_id, request.cwd))
+        except NoSuchSession as exc:
+            if isinstance(store, SqliteSessionStore):
+                store.close()
+            raise RunError(str(exc)) from None
     router = Router()
     driver = _Driver(router, output)
     failure: RequestError | None = None
     stop_reason: StopReason = "cancelled"
+    sessions: Sessions | None = None
     try:
         with anyio.open_signal_receiver(signal.SIGINT) as signals:
             async with anyio.create_task_group() as background:
-                client = LocalClient(on_update, permissions, background)  # files on disk, local commands
+                # files on disk, local commands (their output shown as it comes, on a terminal)
+                client = LocalClient(on_update, permissions, background, questions, live_output=output.live_terminals)
+                output.watch_terminals(client.output_of)
                 sessions = Sessions(client, store, problem)
                 build_agent(settings, client, _no_capabilities, sessions, background, router)
                 background.start_soon(driver.watch, signals)
@@ -176,8 +205,10 @@ async def run_prompt(
                 finally:
                     background.cancel_scope.cancel()
     finally:
+        if sessions is not None:
+            sessions.release_locks()  # the session is no longer live here: another process may take it
         if isinstance(store, SqliteSessionStore):
             store.close()
     if failure is not None:
         raise RunError(failure.message, driver.session_id) from failure
-    return RunResult(stop_reason, driver.session_id, anyio.current_time() - started, tally)
+    return RunResult(stop_reason, driver.session_id, anyio.current_time() - started, tally, reply)

@@ -69,3 +69,16 @@ def private_file(path: Path) -> Path:
     """Make `path` exist as a file only we can read (600), without changing its content."""
     os.close(open_private(path, os.O_RDWR))
     return path
+
+
+def umask() -> int:
+    """The process's umask, read without changing it (Linux; `os.umask` can only be read by setting it, which
+    races with other threads creating files); else the common 022."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022

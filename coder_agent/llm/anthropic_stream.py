@@ -108,7 +108,7 @@ class AnthropicDeltas:
         call = {"function": {"arguments": "{}"}, "type": "function", "index": self._tool_index}
         return _delta_chunk({"tool_calls": [call]})
 
-    def _add_usage(self, usage: dict[str, Any]) -> dict[str, int]:
+    def _add_usage(self, usage: dict[str, Any]) -> dict[str, Any]:
         self._usage.update(usage)
         u = self._usage
         written, read = int(u.get("cache_creation_input_tokens") or 0), int(u.get("cache_read_input_tokens") or 0)

@@ -150,6 +150,12 @@ def _detail(exc: BaseException) -> str:
     return _provider_words(exc)[0]
 
 
+def _clause(text: str) -> str:
+    """The provider's words as a clause our sentence goes on after: without the full stop they may end with (a
+    message that ends "... on the dashboard." followed by ". Set ..." would read "dashboard.. Set")."""
+    return text.strip().rstrip(".").rstrip()
+
+
 def connection_cause(exc: BaseException) -> str:
     """Why a connection failed, in a few words ("connection refused", "host name not found", ...)."""
     for link in _chain(exc):
@@ -186,11 +192,12 @@ def unreachable_error(exc: BaseException, model: str, api_base: str | None) -> M
     cause = connection_cause(exc)
     if api_base:
         return ModelError(
-            f"Could not reach the model provider at {api_base}: {cause}. Check CODER_AGENT_API_BASE",
+            f"Could not reach the model provider at {api_base}: {_clause(cause)}. Check CODER_AGENT_API_BASE",
             retryable=True,
         )
     return ModelError(
-        f"Could not reach the model provider for {model}: {cause}. Check the network and any proxy (HTTPS_PROXY)",
+        f"Could not reach the model provider for {model}: {_clause(cause)}. Check the network and any proxy "
+        "(HTTPS_PROXY)",
         retryable=True,
     )
 
@@ -235,15 +242,16 @@ def _classified(exc: BaseException, model: str, api_base: str | None) -> ModelEr
         return no_provider_error(model)
     if name == "AuthenticationError" or status == 401:
         return ModelError(
-            f"The model provider rejected the credentials for {model} (401): {detail}. "
-            "Set CODER_AGENT_API_KEY or the provider's own key variable (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY).",
+            f"The model provider rejected the credentials for {model} (401): {_clause(detail)}. "
+            "Log in again (`coder-agent login`), or set CODER_AGENT_API_KEY or the provider's own key variable "
+            "(e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY).",
             status=401,
         )
     if name == "PermissionDeniedError" or status == 403:
         return ModelError(f"The model provider denied access to {model} (403): {detail}", status=403)
     if name == "NotFoundError" or status == 404:
         return ModelError(
-            f"The model provider does not know {model} (404): {detail}. Check CODER_AGENT_MODEL "
+            f"The model provider does not know {model} (404): {_clause(detail)}. Check CODER_AGENT_MODEL "
             "and CODER_AGENT_API_BASE.",
             status=404,
         )

@@ -16,6 +16,8 @@ import tempfile
 
 import anyio
 
+from ..kit.private import umask
+
 
 def page(text: str, line: int | None, limit: int | None) -> str:
     """The lines of `text` from `line` (1-based) for `limit` lines; lines end at "\\n", which is kept."""
@@ -38,25 +40,13 @@ def read_text(path: str, line: int | None = None, limit: int | None = None) -> s
     return data.decode("utf-8", errors="replace")
 
 
-def _umask() -> int:
-    """The process's umask, read without changing it (Linux); else the common 022."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
-
-
 def write_atomically(path: str, content: str) -> None:
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     try:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()  # a new file gets what any other program would give it (mkstemp makes 600)
+        mode = 0o666 & ~umask()  # a new file gets what any other program would give it (mkstemp makes 600)
     fd, temporary = tempfile.mkstemp(prefix=".coder-agent-", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

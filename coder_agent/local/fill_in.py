@@ -15,6 +15,9 @@ import anyio.abc
 
 from ..acp.schema import (
     ClientCapabilities,
+    CreateElicitationRequest,
+    CreateElicitationResponse,
+    ElicitationMode,
     PermissionOption,
     PermissionOutcome,
     SessionUpdate,
@@ -54,6 +57,18 @@ class FillIn:
         self, session_id: str, tool_call: ToolCallFields, options: Sequence[PermissionOption]
     ) -> PermissionOutcome:
         return await self._editor.request_permission(session_id, tool_call, options)
+
+    def can_ask_user(self) -> bool:
+        return self._editor.can_ask_user()
+
+    def elicitation_modes(self) -> frozenset[ElicitationMode]:
+        return self._editor.elicitation_modes()
+
+    async def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
+        return await self._editor.create_elicitation(request)
+
+    async def complete_elicitation(self, elicitation_id: str) -> None:
+        await self._editor.complete_elicitation(elicitation_id)
 
     # ---- files ----------------------------------------------------------------------------------------
 

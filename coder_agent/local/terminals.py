@@ -210,6 +210,11 @@ class LocalTerminals:
         with anyio.move_on_after(EXIT_WAIT):  # what is left in the pipe is read, and the exit recorded
             await terminal.exited.wait()
 
+    def output_now(self, terminal_id: str) -> str | None:
+        """What the terminal printed so far (the tail kept), without waiting; None for an unknown terminal."""
+        terminal = self._live.get(terminal_id)
+        return terminal.tail.text() if terminal is not None else None
+
     def live_ids(self) -> list[str]:
         """The terminals created and not released yet."""
         return list(self._live)

@@ -19,11 +19,12 @@ import anyio.abc
 import mcp_types as mcp
 from mcp import ClientSession, MCPError
 
-from ..acp.schema import McpServer
+from ..acp.schema import ElicitationMode, McpServer
 from ..agent.errors import AgentError
 from ..agent.tool_source import SourcePrompt
 from ..agent.tools.base import Tool, ToolError
 from .attempt import Attempt
+from .elicitation import Asker, ServerQuestions
 from .errors import describe, is_connection_lost, is_failure, is_timeout
 from .names import ToolNames, left_out
 from .prompts import list_prompts, prompt_text, source_prompt
@@ -63,8 +64,10 @@ class Connection:
         connect_timeout: float,
         call_timeout: float,
         report: Callable[[str], Awaitable[None]],
+        elicitation_modes: frozenset[ElicitationMode] = frozenset(),
     ) -> None:
         self.name = config.name
+        self._questions = ServerQuestions(config.name, elicitation_modes)
         self._config = config
         self._index = index
         self._names = names
@@ -138,11 +141,12 @@ class Connection:
         self._stopped.set()
         self._stop_attempts()
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> mcp.CallToolResult:
+    async def call(self, tool: str, arguments: dict[str, Any], asker: Asker | None = None) -> mcp.CallToolResult:
+        """Call the tool; what the server asks meanwhile goes to `asker`'s user (declined without one)."""
         attempt = await self._connected()
         assert attempt.session is not None
         try:
-            with anyio.fail_after(self._call_timeout + CALL_GRACE):
+            with self._questions.during(asker), anyio.fail_after(self._call_timeout + CALL_GRACE):
                 return await attempt.session.call_tool(tool, arguments, read_timeout_seconds=self._call_timeout)
         except MCPError as exc:
             if not is_connection_lost(exc) and not is_timeout(exc):
@@ -189,7 +193,8 @@ class Connection:
         """One connection, from connect to teardown, entered and left in this task."""
         try:
             with attempt.scope as scope:
-                async with open_session(self._config, self._call_timeout, on_closed=attempt.lost) as session:
+                opened = open_session(self._config, self._call_timeout, attempt.lost, self._questions)
+                async with opened as session:
                     await session.initialize()
                     listed = await list_tools(session)
                     prompts = await list_prompts(session)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 import anyio.abc
 
-from ..acp.schema import McpServer
+from ..acp.schema import ElicitationMode, McpServer
 from ..agent.errors import AgentError
 from ..agent.tool_source import SourcePrompt
 from .names import ToolNames, left_out
@@ -46,9 +46,12 @@ class McpServers:
         call_timeout: float = 120.0,
         report: Callable[[str], Awaitable[None]],
         on_ready: Callable[[], Awaitable[None]] | None = None,
+        elicitation_modes: frozenset[ElicitationMode] = frozenset(),
     ) -> None:
         """`report`: tell the user about a server that could not start. `on_ready`: called once every server
-        has come up or failed (its prompts are known then)."""
+        has come up or failed (its prompts are known then). `elicitation_modes`: the modes the editor offers, in
+        which the servers may ask the user (`elicitation.py`)."""
+        self._elicitation_modes = elicitation_modes
         self._configs = list(servers)
         self._on_ready = on_ready
         self._prompt_names = ToolNames()
@@ -95,6 +98,7 @@ class McpServers:
                 connect_timeout=self._connect_timeout,
                 call_timeout=self._call_timeout,
                 report=self._report,
+                elicitation_modes=self._elicitation_modes,
             )
             for index, config in enumerate(self._configs)
         ]

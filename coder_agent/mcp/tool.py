@@ -15,7 +15,8 @@ from typing import Any, Protocol, cast
 import mcp_types as mcp
 from pydantic import Field
 
-from ..agent.tools.base import Intent, Tool, ToolArgs, ToolContext, ToolResult
+from ..agent.tools.base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, text_content
+from .elicitation import Asker
 from .results import convert
 
 
@@ -24,7 +25,7 @@ class ToolCaller(Protocol):
 
     name: str
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> mcp.CallToolResult: ...
+    async def call(self, tool: str, arguments: dict[str, Any], asker: Asker | None = None) -> mcp.CallToolResult: ...
 
 
 class McpArgs(ToolArgs):
@@ -80,7 +81,18 @@ class McpTool(Tool[McpArgs]):
         )
 
     async def run(self, args: McpArgs, intent: Intent, ctx: ToolContext) -> ToolResult:
-        return convert(await self._connection.call(self.remote.name, args.arguments))
+        asker = Asker(ctx)
+        try:
+            result = convert(await self._connection.call(self.remote.name, args.arguments, asker))
+        except ToolError as exc:
+            if not asker.notes:
+                raise
+            raise ToolError("\n".join([str(exc), *asker.notes])) from exc
+        if asker.notes:  # what the server asked, and what came of it: for the model, and kept in the tool call
+            asked = "\n".join(asker.notes)
+            result.output = f"{result.output}\n\n{asked}".lstrip("\n")
+            result.content = [*result.content, text_content(asked)]
+        return result
 
 
 def make_tool(connection: ToolCaller, remote: mcp.Tool, public_name: str) -> McpTool:

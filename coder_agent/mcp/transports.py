@@ -8,8 +8,10 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
 
 import httpx2
+import mcp_types as mcp
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client._transport import TransportStreams
 from mcp.client.sse import sse_client
@@ -17,6 +19,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 
 from ..acp.schema import McpServer, McpServerHttp, McpServerSse, McpServerStdio
+from .elicitation import ServerQuestions
 from .streams import WatchedReadStream
 
 HTTP_TIMEOUT = 30.0  # connect, write and pool timeouts of HTTP servers
@@ -56,13 +59,34 @@ async def open_transport(config: McpServer, call_timeout: float) -> AsyncIterato
         yield streams
 
 
+class _Session(ClientSession):
+    """A `ClientSession` that offers the server elicitation only in the modes the editor offers: given a callback,
+    the SDK always offers both (form and URL), and a server would ask in a mode nobody can answer."""
+
+    def __init__(self, *args: Any, questions: ServerQuestions, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._questions = questions
+
+    def _build_capabilities(self, version: str) -> mcp.ClientCapabilities:
+        capabilities = super()._build_capabilities(version)
+        return capabilities.model_copy(update={"elicitation": self._questions.capability()})
+
+
 @asynccontextmanager
 async def open_session(
-    config: McpServer, call_timeout: float, on_closed: Callable[[], None]
+    config: McpServer, call_timeout: float, on_closed: Callable[[], None], questions: ServerQuestions
 ) -> AsyncIterator[ClientSession]:
-    """A `ClientSession` over the server's transport, not yet initialised; `on_closed` when the server hangs up."""
+    """A `ClientSession` over the server's transport, not yet initialised; `on_closed` when the server hangs up;
+    the server's questions go to `questions`. None are invited when the editor offers no elicitation, but a
+    server that asks anyway is answered (declined, and the tool call says so) rather than refused with an error."""
     async with (
         open_transport(config, call_timeout) as (read, write),
-        ClientSession(WatchedReadStream(read, on_closed), write) as session,
+        _Session(
+            WatchedReadStream(read, on_closed),
+            write,
+            elicitation_callback=questions.elicit,
+            message_handler=questions.on_message,
+            questions=questions,
+        ) as session,
     ):
         yield session

@@ -12,10 +12,11 @@ the prompt is answered at once.
 
 The prompt line itself stays unread: the full agent handles the prompt as ever, and its first model call takes
 the early one over when the bodies are the same bytes (`DirectModel`); the call goes down with the rest of what
-the early stage read (`EarlyRead.call`). A slash command is expanded as the turn expands it (`kit.commands`: the
-user's and the project's Markdown commands, `/init`). Anything this stage is not sure of (settings it cannot read
-exactly, MCP servers, a project `.mcp.json`, a command only the full agent runs, an image or a link, a proxy, a
-provider it does not speak, a server it cannot reach) leaves the prompt to the full agent.
+the early stage read (`EarlyRead.call`). A slash command is expanded as the turn expands it (`kit.commands`; the
+user's and the project's Markdown commands read by `prestart.command_menu`; `/init`). Anything this stage is not
+sure of (settings it cannot read exactly, MCP servers, a project `.mcp.json`, a command only the full agent runs,
+an image or a link, a proxy, a provider it does not speak, a server it cannot reach) leaves the prompt to the full
+agent.
 """
 
 from __future__ import annotations
@@ -138,19 +139,20 @@ def model_text(texts: list[str], session: EarlySession, commands: str) -> str | 
     user's or the project's Markdown command, `/init`); an unknown `/word`, as typed. None for a command only the
     full agent runs (the other built-ins, a file it could not read: it says why)."""
     from ..kit import commands as known
+    from . import command_menu
 
     text = "\n\n".join(texts)
     named = known.invocation(texts[0]) if texts[0].lstrip().startswith("/") else None
     if named is None:
         return text
     name, arguments = named
-    if name in known.BUILTIN_NAMES:
+    if any(name == builtin for builtin, _, _ in command_menu.BUILTIN_MENU):
         expanded = known.init_text(arguments) if name == "init" else None
     else:
         from pathlib import Path
 
         roots = [session.cwd, *session.additional_directories]
-        found = [f for f in known.command_files(Path(commands), session.cwd, roots) if f.name == name]
+        found = [f for f in command_menu.command_files(Path(commands), session.cwd, roots) if f.name == name]
         if not found:
             return text  # no such command: plain text for the model
         expanded = None if found[0].refused else known.with_arguments(found[0].body, arguments)

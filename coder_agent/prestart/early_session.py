@@ -29,8 +29,8 @@ class EarlySession:
     """A session the early reader answered `session/new` for: what the full agent needs to take it over."""
 
     __slots__ = (
-        *("additional_directories", "cwd", "home", "id", "mcp_servers", "mode", "model", "prompt", "result"),
-        *("model_text", "system_prompt", "thought_level"),
+        *("additional_directories", "commands", "cwd", "home", "id", "mcp_servers", "mode", "model", "prompt"),
+        *("result", "model_text", "system_prompt", "thought_level"),
     )
 
     def __init__(
@@ -58,6 +58,7 @@ class EarlySession:
         # The first prompt's line and its text blocks, once the early stage made its model call (`early_prompt`)
         self.prompt: tuple[bytes, list[str]] | None = None
         self.model_text: str | None = None  # what the model was sent of it, where that was not the typed text
+        self.commands: list[dict[str, Any]] | None = None  # the slash commands announced early (`announce_commands`)
 
 
 def _strings(value: Any) -> bool:
@@ -98,6 +99,28 @@ def _roots(params: dict[str, Any]) -> tuple[str, list[str]] | None:
     if meta is not None and not isinstance(meta, dict):
         return None
     return cwd, list(directories)
+
+
+def announce_commands(session: EarlySession, config_dir: str, out_fd: int) -> None:
+    """Send the session's slash commands (built-in, the user's, the project's) right after the `session/new`
+    answer, as the runtime would once in: a `/` typed at once shows them. The runtime announces again only when
+    the list changed (the MCP servers' prompts). A failure to read costs the early announcement, nothing else."""
+    from pathlib import Path  # here, as the menu: after the answer, not on its path (~7 ms)
+
+    from .command_menu import menu
+    from .early import write_message
+
+    folder = Path(config_dir) / "commands" if config_dir else None
+    try:
+        session.commands = menu(folder, session.cwd, [session.cwd, *session.additional_directories])
+    except Exception:  # the runtime announces them anyway
+        import logging  # here: importing it costs the early answers ~5-50 ms
+
+        logging.getLogger(__name__).exception("the early slash-command menu of %s could not be made", session.id)
+        return
+    update = {"sessionUpdate": "available_commands_update", "availableCommands": session.commands}
+    params = {"sessionId": session.id, "update": update}
+    write_message(out_fd, {"jsonrpc": "2.0", "method": "session/update", "params": params})
 
 
 def new_session_answerer(settings: Peek) -> Answerer:

@@ -35,7 +35,7 @@ PREFIX = "CODER_AGENT_"
 _FIELDS = (
     *("model", "models", "default_mode", "thought_level", "mcp_timeout", "mcp_call_timeout"),
     *("api_base", "api_key", "request_timeout", "max_retries", "retry_base_delay", "max_tokens"),
-    *("max_turn_requests", "mcp_config"),
+    *("max_turn_requests", "mcp_config", "images"),
 )
 # python-dotenv splits lines on these alone; `str.splitlines` on more
 _ODD_BREAKS = ("\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
@@ -53,6 +53,8 @@ class Peek(NamedTuple):
     exact: bool  # every source was read as `Settings.load` reads it, and these settings are usable
     home: str = ""  # `Settings.home`, the data folder (sessions): known when `exact`
     thought_level: str = "off"  # the thinking of new sessions whose model thinks
+    images: bool | None = None  # `CODER_AGENT_IMAGES`: whether the model takes images, when the user said so
+    config_dir: str = ""  # `Settings.config_dir`, the user's config folder (their commands): known when `exact`
 
 
 class ModelPeek(NamedTuple):
@@ -216,6 +218,22 @@ def _bounded(
     return value
 
 
+_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})  # the strings pydantic reads as a bool
+_FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
+
+
+def _flag(raw: Mapping[str, Any], name: str) -> bool | None:
+    """A yes/no setting as its field reads it (None when unset), `_Unsure` for what pydantic would refuse."""
+    value = raw.get(name)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+        return value.lower() in _TRUE
+    raise _Unsure(name)
+
+
 def _text(raw: Mapping[str, Any], name: str) -> str | None:
     """A text setting, blank counting as unset (`Settings._blank_is_unset`)."""
     value = raw.get(name)
@@ -232,7 +250,7 @@ def _values(env: Mapping[str, str]) -> dict[str, Any]:
     return raw
 
 
-def _session(raw: Mapping[str, Any], home: str) -> Peek:
+def _session(raw: Mapping[str, Any], home: str, config_dir: str = "") -> Peek:
     model = _text(raw, "model")
     models = raw.get("models", [])
     if isinstance(models, str):
@@ -248,12 +266,12 @@ def _session(raw: Mapping[str, Any], home: str) -> Peek:
     for timeout in ("mcp_timeout", "mcp_call_timeout"):
         if timeout in raw:
             _positive_number(raw[timeout])
-    return Peek(model, tuple(models), mode, True, home, level)
+    return Peek(model, tuple(models), mode, True, home, level, _flag(raw, "images"), config_dir)
 
 
 def _exact(env: dict[str, str]) -> Peek:
     _merge_dotenv(env)
-    return _session(_values(env), data_folder(env))
+    return _session(_values(env), data_folder(env), _config_folder(env))
 
 
 def peek(environ: Mapping[str, str] | None = None) -> Peek:
@@ -268,6 +286,12 @@ def peek(environ: Mapping[str, str] | None = None) -> Peek:
     except _Unsure:
         model = (env.get(PREFIX + "MODEL") or "").strip() or None
         return Peek(model, (), DEFAULT_MODE, False)
+
+
+def configured_images(environ: Mapping[str, str] | None = None) -> tuple[str | None, bool | None]:
+    """(CODER_AGENT_MODEL, CODER_AGENT_IMAGES) as `Settings.load` would find them; what `initialize` needs."""
+    found = peek(environ)
+    return found.model, found.images
 
 
 def configured_model(environ: Mapping[str, str] | None = None) -> str | None:

@@ -22,6 +22,7 @@ from ..agent.sessions.claims import SessionClaims
 from ..agent.sessions.live import Sessions
 from ..agent.sessions.options import SessionConfig
 from ..agent.tools import builtin_tools
+from ..agent.usage import Prices
 from ..config.settings import Settings
 from ..kit.logs import mask_records
 from ..llm.base import Model
@@ -73,6 +74,13 @@ def model_factory(current: Callable[[], Settings], early_call: EarlyCall | None 
     return make
 
 
+def prices_of(settings: Settings) -> Prices | None:
+    """The user's prices for a model litellm does not price; None when they gave none."""
+    if settings.input_price is None and settings.output_price is None:
+        return None
+    return Prices(settings.input_price or 0.0, settings.output_price or 0.0)
+
+
 def open_store(settings: Settings) -> tuple[SessionStore | None, str | None]:
     """The session store, or None and why not: the agent still works, it just cannot keep sessions."""
     try:
@@ -109,6 +117,8 @@ def build_agent(
         tool_wait=settings.mcp_timeout,
         compact_at=settings.compact_at,
         context_window=settings.context_window,
+        images=settings.images,
+        prices=prices_of(settings),
         commands=Commands(settings.config_dir / "commands" if settings.config_dir is not None else None),
     )
     config = SessionConfig(settings.model, settings.models)
@@ -182,6 +192,8 @@ async def serve(
                 sessions.release_all()
             if isinstance(store, SqliteSessionStore):
                 store.close()
+        elif sessions is not None:
+            sessions.release_locks()  # no longer live here: another process may take them
 
 
 def _at_input_end(sessions: Sessions, then: Callable[[], None] | None) -> Callable[[], None]:

@@ -18,8 +18,12 @@ from ..acp.errors import ConnectionClosed, RequestError
 from ..acp.jsonrpc import Connection
 from ..acp.schema import (
     ClientCapabilities,
+    CompleteElicitationNotification,
+    CreateElicitationRequest,
+    CreateElicitationResponse,
     CreateTerminalRequest,
     CreateTerminalResponse,
+    ElicitationMode,
     EnvVariable,
     PermissionOption,
     PermissionOutcome,
@@ -41,6 +45,7 @@ from .early_reply import EarlyReply
 FILE_TIMEOUT = 60.0
 TERMINAL_TIMEOUT = 60.0
 PERMISSION_TIMEOUT = 30 * 60.0
+QUESTION_TIMEOUT = 30 * 60.0
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -96,6 +101,25 @@ class EditorClient:
         params = RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=list(options))
         result = await self._call("session/request_permission", params.wire(), PERMISSION_TIMEOUT)
         return _reply("session/request_permission", RequestPermissionResponse, result).outcome
+
+    def can_ask_user(self) -> bool:
+        return True  # a permission request at least: every client answers those
+
+    def elicitation_modes(self) -> frozenset[ElicitationMode]:
+        return self._capabilities.elicitation_modes
+
+    async def create_elicitation(self, request: CreateElicitationRequest) -> CreateElicitationResponse:
+        if request.mode not in self.elicitation_modes():
+            raise ClientError(f"the client does not offer {request.mode} elicitation")
+        result = await self._call("elicitation/create", request.wire(), QUESTION_TIMEOUT)
+        return _reply("elicitation/create", CreateElicitationResponse, result)
+
+    async def complete_elicitation(self, elicitation_id: str) -> None:
+        params = CompleteElicitationNotification(elicitation_id=elicitation_id).wire()
+        try:
+            await self._connection.notify("elicitation/complete", params)
+        except ConnectionClosed as exc:
+            raise ClientGone(exc.message) from exc
 
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None

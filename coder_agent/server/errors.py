@@ -29,7 +29,9 @@ def to_request_error(exc: Exception) -> RequestError | None:
     if isinstance(exc, StoreError):
         return RequestError(INTERNAL_ERROR, f"Sessions cannot be read: {exc}")
     if isinstance(exc, ModelError):
-        return RequestError(INTERNAL_ERROR, exc.message, {"retryable": exc.retryable, "status": exc.status})
+        # The provider refused the key: "auth required", so that the editor offers its login.
+        code = AUTH_REQUIRED if exc.status == 401 else INTERNAL_ERROR
+        return RequestError(code, exc.message, {"retryable": exc.retryable, "status": exc.status})
     if isinstance(exc, AgentError):
         return RequestError(INTERNAL_ERROR, exc.message, exc.data)
     return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import anyio
 from pydantic import ValidationError
 
 from ..acp.errors import RequestError
@@ -20,12 +21,18 @@ from ..acp.schema import (
     SetSessionModeRequest,
 )
 from ..agent.sessions.session import Session
+from ..config.settings import Settings
 from ..prestart.capabilities import PROTOCOL_VERSION, initialize_result, model_sees_images
 from .errors import mapped
 from .login import Login
 from .state import AgentState
 
 log = logging.getLogger(__name__)
+
+
+def _takes_images(settings: Settings) -> bool:
+    """What the user said of the model (`CODER_AGENT_IMAGES`), else what litellm's map says."""
+    return settings.images if settings.images is not None else model_sees_images(settings.model)
 
 
 class Handlers:
@@ -47,7 +54,7 @@ class Handlers:
             log.info("client asked for protocol %s; we speak %s", params.protocol_version, PROTOCOL_VERSION)
         return initialize_result(
             params.client_capabilities.wire(),
-            image=model_sees_images(self._state.settings.model),
+            image=_takes_images(self._state.settings),
             logout=not self._state.remote,
         )
 
@@ -75,6 +82,9 @@ class Handlers:
         finally:
             if early is not None and first:
                 if early.keep_unread(session, params.prompt, before):
+                    # the early call sent it (a plain prompt, never a command): it reached the model
+                    with anyio.CancelScope(shield=True):
+                        await self._state.turns.name_after(session, params.prompt)
                     self._state.sessions.save(session)
                 early.kept.set()
         return PromptResponse(stop_reason=stop_reason)

@@ -107,7 +107,9 @@ class SessionHandlers:
             if state["modes"] != early.result["modes"] or state["configOptions"] != early.result["configOptions"]:
                 log.warning("%s: the early session/new answer was not the agent's; sending the agent's", session.id)
                 await self._state.config.announce(session, mode_changed=True)
-            await self._announce_commands(session)
+            if early.commands is not None:  # announced early: sent again only if the agent's list differs
+                self._sent_commands[session.id] = [AvailableCommand.model_validate(c) for c in early.commands]
+            await self._announce_commands(session, changed_only=early.commands is not None)
         except Exception:
             log.exception("taking over %s, made by the early session/new, did not finish", session.id)
             return

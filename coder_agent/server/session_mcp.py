@@ -233,6 +233,7 @@ class SessionMcp:
             call_timeout=settings.mcp_call_timeout,
             report=report,
             on_ready=self._on_ready.get(session.id),
+            elicitation_modes=self._client.elicitation_modes(),
         )
         await session.replace_tool_source(mcp)
         self._background.start_soon(mcp.run)

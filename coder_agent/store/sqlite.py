@@ -249,6 +249,21 @@ class SqliteSessionStore:
             raise StoreError(f"session store {self.path}: {exc}") from exc
         self.checkpoints.delete(session_id)
 
+    def roots(self) -> set[str]:
+        """Every folder a saved session names (its cwd and additional directories): their snapshots stay."""
+        try:
+            rows = self._db.execute("SELECT cwd, additional_directories FROM sessions").fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"session store {self.path}: {exc}") from exc
+        found: set[str] = set()
+        for cwd, directories in rows:
+            found.add(cwd)
+            try:
+                found.update(str(directory) for directory in json.loads(directories))
+            except ValueError:
+                continue
+        return found
+
     def copy_logs(self, source_id: str, target_id: str) -> None:
         try:
             with self._db:

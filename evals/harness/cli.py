@@ -1,4 +1,4 @@
-"""`python -m evals COMMAND`: run, check-tasks, compare, export-preds (see evals/README.md)."""
+"""`python -m evals COMMAND`: run, check-tasks, compare, show, export-preds, export-harbor (see evals/README.md)."""
 
 from __future__ import annotations
 
@@ -18,11 +18,14 @@ from .check import check_tasks, render_checks
 from .client import PROFILES
 from .compare import compare_runs
 from .config import RunConfig
+from .docker import BASE_IMAGE, DockerError
 from .errors import one_line
 from .export import export_preds
+from .harbor_export import export_suite
 from .needs import require
 from .results import load_results
 from .runner import new_run_dir, prepare_run, run_eval
+from .show import show_run
 from .suite import load_suite, select_tasks
 from .summary import render_markdown, write_summary
 from .task import TaskError
@@ -68,6 +71,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--trials", type=_count(1), default=1, help="trials per task (pass@k uses k = trials)")
     run.add_argument("--workers", type=_count(1), default=1, help="trials run at once")
     run.add_argument("--retries", type=_count(0, 3), default=0, help="second tries with the failing test output")
+    run.add_argument(
+        "--sandbox",
+        choices=["local", "docker"],
+        default="local",
+        help="where each trial's agent, commands and verifier run: here, or a container of its own",
+    )
+    run.add_argument(
+        "--image", help="--sandbox docker: the image of tasks without environment/ (default: evals/docker/setup.sh's)"
+    )
     run.add_argument("--out", type=Path, help="the run folder (default: evals/runs/<stamp>-<suite>-<model>)")
     run.add_argument("--resume", type=Path, metavar="RUN_DIR", help="finish an interrupted run")
 
@@ -78,6 +90,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     check.add_argument("--workers", type=_count(1), default=min(4, os.cpu_count() or 1))
 
+    show = commands.add_parser("show", help="a run (or a Harbor job): what ran, each trial, a trajectory")
+    show.add_argument("run", type=Path)
+    show.add_argument("--trial", metavar="TASK[/N]", help="also that trial's trajectory, step by step")
+
     compare = commands.add_parser("compare", help="tasks fixed and broken, cost and time deltas")
     compare.add_argument("run_a", type=Path)
     compare.add_argument("run_b", type=Path)
@@ -86,6 +102,15 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("run", type=Path)
     export.add_argument("--out", type=Path, required=True)
     export.add_argument("--trial", type=_count(1), default=1, help="which trial of each task")
+
+    harbor = commands.add_parser("export-harbor", help="a suite as Harbor tasks (task.toml, tests/test.sh, ...)")
+    harbor.set_defaults(command_parser=harbor)
+    harbor.add_argument("--suite", metavar="NAME", required=True, help="suite name or a folder of tasks")
+    harbor.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    harbor.add_argument("--out", type=Path, required=True, help="the folder to write the Harbor tasks in")
+    harbor.add_argument(
+        "--base-image", default=BASE_IMAGE, help=f"FROM of tasks without environment/ (default: {BASE_IMAGE})"
+    )
 
     commands.add_parser(
         "import-swebench", help="SWE-bench JSONL instances + local checkouts -> a suite", add_help=False
@@ -148,6 +173,8 @@ def _run(args: argparse.Namespace, console: Console) -> int:
             trials=args.trials,
             workers=args.workers,
             retries=args.retries,
+            sandbox=args.sandbox,
+            image=args.image,
         )
         run_dir = args.out or new_run_dir(config)
     prepare_run(config, run_dir)  # an unknown suite or task, or a clash with run_dir, stops here: no folder
@@ -183,8 +210,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             checks = anyio.run(check_tasks, suite, tasks, args.workers)
             print(render_checks(checks))
             return 0 if all(check.ok for check in checks) else 1
+        if args.command == "show":
+            print(show_run(args.run, args.trial), end="")
+            return 0
         if args.command == "compare":
             print(compare_runs(args.run_a, args.run_b))
+            return 0
+        if args.command == "export-harbor":
+            exported = export_suite(select_tasks(load_suite(args.suite), _ids(args.tasks)), args.out, args.base_image)
+            console.print(f"wrote {len(exported)} Harbor task(s) to {args.out}")
             return 0
         if args.command == "export-preds":
             count = export_preds(args.run, args.out, args.trial)
@@ -198,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     except ValidationError as exc:
         return _error(one_line(exc))
-    except (TaskError, ValueError, OSError) as exc:
+    except (TaskError, ValueError, OSError, DockerError) as exc:
         return _error(str(exc))
     return 2
 

@@ -43,6 +43,10 @@ class Observations:
     tool_calls: int = 0
     model_requests: int = 0  # one usage_update per model call
     tokens: int = 0  # the sum of usage_update.used over model calls
+    # The split coder-agent reports per call in usage_update._meta["coder-agent"].usage, summed (None: not reported)
+    input_tokens: int | None = None  # prompt tokens, cached or not
+    cached_tokens: int | None = None  # of those, read from the provider's cache
+    output_tokens: int | None = None
     cost_usd: float | None = None
     permission_requests: int = 0
     answer_parts: list[str] = field(default_factory=list)  # the latest agent message, since the last tool call
@@ -89,6 +93,17 @@ class EvalClient:
             "terminal/kill": terminals.kill,
             "terminal/release": terminals.release,
         }
+
+    def _add_split(self, update: dict[str, Any]) -> None:
+        meta = update.get("_meta")
+        ours = meta.get("coder-agent") if isinstance(meta, dict) else None
+        usage = ours.get("usage") if isinstance(ours, dict) else None
+        if not isinstance(usage, dict):
+            return
+        seen = self.seen
+        seen.input_tokens = (seen.input_tokens or 0) + int(usage.get("inputTokens") or 0)
+        seen.cached_tokens = (seen.cached_tokens or 0) + int(usage.get("cachedReadTokens") or 0)
+        seen.output_tokens = (seen.output_tokens or 0) + int(usage.get("outputTokens") or 0)
 
     def new_turn(self) -> None:
         self.cancelling = False
@@ -144,6 +159,7 @@ class EvalClient:
         elif kind == "usage_update":
             self.seen.model_requests += 1
             self.seen.tokens += int(update.get("used") or 0)
+            self._add_split(update)
             cost = update.get("cost")
             if isinstance(cost, dict) and isinstance(cost.get("amount"), int | float):
                 self.seen.cost_usd = float(cost["amount"])

@@ -1,4 +1,4 @@
-"""`python -m evals compare RUN_A RUN_B`: what changed from run A to run B.
+"""`python -m evals compare RUN_A RUN_B`: what changed from run A to run B (either may be a Harbor job folder).
 
 A task counts as resolved in a run when at least half of its trials resolved. "Fixed" tasks resolve in B
 but not in A, "broken" ones the other way round. Cost and agent time are compared per trial, task by task.
@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .results import TrialResult, load_results
+from .results import TrialResult
+from .runs import load_run
 from .stats import mean
 
 
@@ -56,7 +57,8 @@ def _fmt(value: float | None, digits: int) -> str:
 
 def compare_runs(run_a: Path, run_b: Path) -> str:
     """The comparison as Markdown."""
-    a, b = figures(load_results(run_a)), figures(load_results(run_b))
+    loaded_a, loaded_b = load_run(run_a), load_run(run_b)
+    a, b = figures(loaded_a.results), figures(loaded_b.results)
     common = sorted(set(a) & set(b))
     fixed = [task for task in common if b[task].resolved and not a[task].resolved]
     broken = [task for task in common if a[task].resolved and not b[task].resolved]
@@ -64,6 +66,8 @@ def compare_runs(run_a: Path, run_b: Path) -> str:
     solved_b = sum(b[task].resolved for task in common)
     lines = [
         f"# {run_a.name} → {run_b.name}",
+        "",
+        f"A: {loaded_a.title}. B: {loaded_b.title}.",
         "",
         f"Tasks in both runs: {len(common)}; resolved {solved_a} → {solved_b}.",
         f"Fixed ({len(fixed)}): {', '.join(fixed) or '-'}",

@@ -17,6 +17,7 @@ from .task import Task
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 Offline = Literal["golden", "null"]
+Sandbox = Literal["local", "docker"]
 
 # Settings a run decides itself: the user's own values for these are not passed on to the agent.
 _RUN_OWNED = ("MODEL", "HOME", "DEFAULT_MODE", "MAX_TURN_REQUESTS", "MODELS")
@@ -41,6 +42,8 @@ class RunConfig(BaseModel):
     trials: int = Field(default=1, ge=1)
     workers: int = Field(default=1, ge=1)
     retries: int = Field(default=0, ge=0, le=3)
+    sandbox: Sandbox = Field(default="local", description="where the agent and verifier run: here, or a container")
+    image: str | None = Field(default=None, description="docker: the base image of tasks without environment/")
 
     @model_validator(mode="after")
     def _one_model(self) -> RunConfig:

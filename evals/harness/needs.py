@@ -16,7 +16,9 @@ import subprocess
 from collections.abc import Mapping, Sequence
 
 from .acp_schema import SchemaUnavailableError, find_schema_path
+from .docker import missing_in_image
 from .procs import tool_path
+from .sandbox import SandboxPlan
 from .task import Task, TaskError
 
 TEST_EXTRA = "pip install -e '.[test]'"  # from the checkout: pytest and the rest of what the suites use
@@ -98,11 +100,17 @@ def _missing_for(python: str, users: Mapping[str, list[str]], env: Mapping[str, 
 
 
 def unmet_needs(
-    tasks: Sequence[Task], python: str | None = None, *, schema: bool = False, env: Mapping[str, str] | None = None
+    tasks: Sequence[Task],
+    python: str | None = None,
+    *,
+    schema: bool = False,
+    env: Mapping[str, str] | None = None,
+    verifiers: bool = True,
 ) -> list[str]:
     """What is missing to run `tasks`' trials (schema=True) or just their verifiers; each with how to add it.
 
-    `python` is the interpreter the verifiers run (default: the one they find on their PATH).
+    `python` is the interpreter the verifiers run (default: the one they find on their PATH); verifiers=False
+    leaves them out (they run in a container: `require_in_images` checks its image).
     """
     problems: list[str] = []
     path = verifier_env(env)["PATH"]
@@ -113,9 +121,9 @@ def unmet_needs(
         for module in verifier_modules(task):
             users.setdefault(module, []).append(task.id)
     python = python or verifier_python(env)
-    if python is None:
+    if verifiers and python is None:
         problems.append(f"no `python` on PATH ({path}) for the verifiers to run: put one first on PATH")
-    elif users:
+    elif verifiers and python is not None and users:
         problems += _missing_for(python, users, env)
     if schema:
         try:
@@ -126,8 +134,28 @@ def unmet_needs(
 
 
 def require(
-    tasks: Sequence[Task], python: str | None = None, *, schema: bool = False, env: Mapping[str, str] | None = None
+    tasks: Sequence[Task],
+    python: str | None = None,
+    *,
+    schema: bool = False,
+    env: Mapping[str, str] | None = None,
+    verifiers: bool = True,
 ) -> None:
     """Raise UnmetNeedsError naming everything missing (see unmet_needs); nothing is started or created."""
-    if problems := unmet_needs(tasks, python, schema=schema, env=env):
+    if problems := unmet_needs(tasks, python, schema=schema, env=env, verifiers=verifiers):
         raise UnmetNeedsError("cannot start: " + "; ".join(problems))
+
+
+def require_in_images(tasks: Sequence[Task], plan: SandboxPlan) -> None:
+    """The docker sandbox's counterpart of the verifier check: each task's image imports its verifier's modules."""
+    users: dict[str, dict[str, list[str]]] = {}  # image -> module -> the tasks needing it
+    for task in tasks:
+        for module in verifier_modules(task):
+            users.setdefault(plan.images[task.id].tag, {}).setdefault(module, []).append(task.id)
+    problems = []
+    for image, modules in users.items():
+        for module in missing_in_image(image, sorted(modules)):
+            needed_by = ", ".join(modules[module])
+            problems.append(f"{module} is not importable by `python` in {image} (needed by {needed_by})")
+    if problems:
+        raise UnmetNeedsError("cannot start: " + "; ".join(problems) + ": install them in the task's environment")

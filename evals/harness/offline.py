@@ -30,8 +30,9 @@ class ScriptedServerError(RuntimeError):
 
 
 @asynccontextmanager
-async def scripted_model(script: Path, log_path: Path) -> AsyncIterator[str]:
-    """Serve `script` until the block ends; yields its api_base URL."""
+async def scripted_model(script: Path, log_path: Path, host: str = "127.0.0.1") -> AsyncIterator[str]:
+    """Serve `script` on `host` (docker's bridge address for an agent in a container) until the block ends;
+    yields its api_base URL."""
     try:
         loaded = await anyio.to_thread.run_sync(Script.load, script)
     except OSError as exc:
@@ -40,7 +41,7 @@ async def scripted_model(script: Path, log_path: Path) -> AsyncIterator[str]:
         raise ScriptedServerError(
             f"{script} is not a script the scripted model server can play: {one_line(exc)}"
         ) from exc
-    server = ScriptedModelServer(loaded)
+    server = ScriptedModelServer(loaded, host=host)
     await anyio.to_thread.run_sync(server.start)
     try:
         yield server.url

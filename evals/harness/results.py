@@ -55,6 +55,9 @@ class TrialResult(BaseModel):
     failure_mode: FailureMode | None = None
     error: str | None = None
     tokens: int = 0
+    input_tokens: int | None = None  # all prompt tokens of the trial's model calls (when the agent says)
+    cached_tokens: int | None = None  # of those, read from the provider's prompt cache
+    output_tokens: int | None = None
     model_requests: int = 0
     cost_usd: float | None = None
     wall_seconds: float = 0.0  # agent time: all prompts, from session/prompt to its answer

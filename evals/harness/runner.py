@@ -15,9 +15,12 @@ import anyio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from . import provenance
 from .config import RunConfig
-from .needs import require
+from .docker import unavailable_reason
+from .needs import require, require_in_images
 from .results import TrialResult, load_results, trial_dir
+from .sandbox import SandboxPlan, plan_docker
 from .suite import load_suite, select_tasks
 from .summary import write_summary
 from .task import Task
@@ -49,7 +52,12 @@ def prepare_run(config: RunConfig, run_dir: Path) -> list[Task]:
     tasks = select_tasks(load_suite(config.suite), config.tasks)
     if (run_dir / "run.json").is_file() and RunConfig.load(run_dir) != config:
         raise ValueError(f"{run_dir} holds a run with other settings; resume it with --resume alone")
-    require(tasks, schema=True)
+    if config.sandbox == "docker":
+        if (reason := unavailable_reason()) is not None:
+            raise ValueError(f"--sandbox docker: {reason}")
+        require(tasks, schema=True, verifiers=False)  # they run in the task's image: checked once it is built
+    else:
+        require(tasks, schema=True)
     return tasks
 
 
@@ -71,6 +79,12 @@ async def run_eval(
         config.save(run_dir)
     todo = pending_trials(config, tasks, run_dir)
     console = console or Console(stderr=True)
+    plan = SandboxPlan()
+    if config.sandbox == "docker" and todo:
+        console.print("docker: the trials' images (built once, then reused)...")
+        plan = await anyio.to_thread.run_sync(plan_docker, [task for task, _ in todo], config.image, run_dir)
+        await anyio.to_thread.run_sync(require_in_images, [task for task, _ in todo], plan)
+    await anyio.to_thread.run_sync(provenance.record, run_dir, config, tasks, plan)
     limiter = limiter or anyio.CapacityLimiter(config.workers)
     total = len(tasks) * config.trials
     progress = Progress(
@@ -90,7 +104,7 @@ async def run_eval(
         async def one(task: Task, n: int) -> None:
             nonlocal resolved
             async with limiter:
-                result = await run_trial(config, task, n, run_dir)
+                result = await run_trial(config, task, n, run_dir, plan)
             resolved += result.resolved
             progress.update(bar, advance=1, resolved=resolved)
             mark = "[green]resolved" if result.resolved else f"[red]{result.failure_mode}"
@@ -103,4 +117,5 @@ async def run_eval(
                 tg.start_soon(one, task, n)
     results = load_results(run_dir)
     write_summary(run_dir, config, results)
+    provenance.finish(run_dir)
     return results

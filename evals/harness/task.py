@@ -7,7 +7,9 @@ A task folder holds:
 - `workspace/`: the starting files (copied fresh for every trial);
 - `tests/`: hidden from the agent; copied in only to verify;
 - `solution/`: the oracle, `solution.patch` (applied with `git apply`) or `solve.sh` (run in the workspace);
-- `golden.json` / `null.json`: scripted-model `Script`s for offline runs (one that solves it, one that does not).
+- `golden.json` / `null.json`: scripted-model `Script`s for offline runs (one that solves it, one that does not);
+- `environment/`: optional, a `Dockerfile` (and what it copies) for `--sandbox docker`: the system the trial runs
+  in (default: the evals' base image, Debian with Python and pytest).
 
 A generated task (built at run time by a suite) may point each part anywhere: `Task` only holds paths.
 """
@@ -76,6 +78,7 @@ class Task:
     tests_dir: Path | None
     solution_dir: Path | None
     scripts: dict[str, Path]  # "golden" / "null" -> Script JSON
+    environment_dir: Path | None = None  # a folder with a Dockerfile, for --sandbox docker
 
     @property
     def id(self) -> str:
@@ -104,4 +107,5 @@ class Task:
             return root / name if (root / name).is_dir() else None
 
         scripts = {kind: root / f"{kind}.json" for kind in ("golden", "null") if (root / f"{kind}.json").is_file()}
-        return cls(config, instruction, root / "workspace", folder("tests"), folder("solution"), scripts)
+        environment = root / "environment" if (root / "environment" / "Dockerfile").is_file() else None
+        return cls(config, instruction, root / "workspace", folder("tests"), folder("solution"), scripts, environment)

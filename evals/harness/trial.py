@@ -1,4 +1,5 @@
-"""One trial: a fresh workspace, the agent spawned and driven over ACP, then the hidden tests.
+"""One trial: a fresh workspace, the agent spawned and driven over ACP, then the hidden tests; here, or with the
+agent, its commands and the verifier in a container of the trial's own (`sandbox.py`).
 
 With `retries`, a failing verification is sent back to the agent as a new prompt in the same session (the
 verifier's output, cut to its end), and the workspace is verified again.
@@ -24,9 +25,10 @@ from .config import RunConfig, agent_env
 from .fs import FileService
 from .offline import scripted_model
 from .results import Attempt, TrialResult, failure_mode, trial_dir
+from .sandbox import Sandbox, SandboxPlan
 from .session import CostGuard, SessionStartError, open_session, prompt_turn
 from .task import Task
-from .terminals import TerminalService
+from .trajectory import write_trajectory
 from .verify import TrialPaths, run_verifier, task_env
 from .wire import WireLog
 from .workspace import WorkspaceError, prepare_workspace, workspace_diff
@@ -59,7 +61,9 @@ def _unwrap(exc: BaseException) -> BaseException:
     return exc
 
 
-async def run_trial(config: RunConfig, task: Task, trial: int, run_dir: Path) -> TrialResult:
+async def run_trial(
+    config: RunConfig, task: Task, trial: int, run_dir: Path, plan: SandboxPlan | None = None
+) -> TrialResult:
     """Run one trial and save its result.json (a harness failure is a result too, never an exception)."""
     folder = trial_dir(run_dir, task.id, trial).resolve()
     if folder.exists():  # an interrupted trial: start it again from scratch
@@ -68,7 +72,7 @@ async def run_trial(config: RunConfig, task: Task, trial: int, run_dir: Path) ->
     result = TrialResult(task=task.id, trial=trial, profile=config.profile, model=config.model_name)
     started = time.monotonic()
     try:
-        await _run(config, task, TrialPaths(folder), result)
+        await _run(config, task, TrialPaths(folder), result, plan or SandboxPlan())
     except Exception as exc:
         cause = _unwrap(exc)
         if isinstance(cause, SessionStartError):
@@ -80,31 +84,39 @@ async def run_trial(config: RunConfig, task: Task, trial: int, run_dir: Path) ->
     result.total_seconds = round(time.monotonic() - started, 3)
     if result.failure_mode is None:
         result.failure_mode = failure_mode(result)
+    try:
+        await anyio.to_thread.run_sync(write_trajectory, folder, config.model_name)
+    except (OSError, ValueError) as exc:  # the transcript stays the record
+        log.warning("no trajectory.json for %s: %s", folder, exc)
     result.save(folder)
     return result
 
 
-async def _run(config: RunConfig, task: Task, paths: TrialPaths, result: TrialResult) -> None:
+async def _run(config: RunConfig, task: Task, paths: TrialPaths, result: TrialResult, plan: SandboxPlan) -> None:
     folder = paths.root
     workspace = await prepare_workspace(task.workspace_dir, paths.workspace)
     paths.home.mkdir()
     async with AsyncExitStack() as stack:
+        sandbox = await stack.enter_async_context(plan.open(task, folder))
         api_base = None
         if config.offline is not None:
             script = task.script(config.offline)
-            api_base = await stack.enter_async_context(scripted_model(script, folder / "model.log"))
+            serving = scripted_model(script, folder / "model.log", host=sandbox.model_host)
+            api_base = await stack.enter_async_context(serving)
         env = agent_env(config, task, paths.home, api_base)
         wire = WireLog(folder / "transcript.jsonl")
         stack.callback(wire.close)
         tasks = await stack.enter_async_context(anyio.create_task_group())
-        terminals = TerminalService(workspace, task_env(task, paths, env), tasks)
+        terminals = sandbox.terminals(workspace, task_env(task, paths, env), tasks)
         cost = CostGuard(task.config.limits.max_cost_usd)
         client = EvalClient(config.profile, config.permission, FileService(workspace), terminals, cost)
         try:
-            agent_cm = launch_agent(client, wire, env=env, cwd=folder, stderr_path=folder / "agent.stderr.log")
+            command, launch_env = sandbox.agent_launch(env, workspace)
+            stderr = folder / "agent.stderr.log"
+            agent_cm = launch_agent(client, wire, env=launch_env, cwd=folder, stderr_path=stderr, command=command)
             async with agent_cm as agent:
                 session_id = await open_session(agent.connection, client, task, str(workspace))
-                turns = _Turns(config, task, paths, result, client, agent.connection, session_id, cost)
+                turns = _Turns(config, task, paths, result, client, agent.connection, session_id, cost, sandbox)
                 await turns.run()
             result.agent_killed = agent.killed
         finally:
@@ -119,6 +131,11 @@ def _observed(result: TrialResult, client: EvalClient, wire: WireLog) -> None:
     result.protocol_violations += seen.protocol_violations
     result.tool_calls, result.model_requests, result.tokens = seen.tool_calls, seen.model_requests, seen.tokens
     result.cost_usd, result.permission_requests = seen.cost_usd, seen.permission_requests
+    result.input_tokens, result.cached_tokens, result.output_tokens = (
+        seen.input_tokens,
+        seen.cached_tokens,
+        seen.output_tokens,
+    )
 
 
 @dataclass
@@ -133,6 +150,7 @@ class _Turns:
     connection: Connection
     session_id: str
     cost: CostGuard
+    sandbox: Sandbox
 
     async def run(self) -> None:
         prompt = self.task.instruction
@@ -140,7 +158,7 @@ class _Turns:
             attempt = await self._prompt(number, prompt)
             await self._save_outputs()
             log_name = "verifier.log" if number == 1 else f"verifier-{number}.log"
-            verdict = await run_verifier(self.task, self.paths, self.paths.root / log_name)
+            verdict = await run_verifier(self.task, self.paths, self.paths.root / log_name, self.sandbox.run)
             attempt.verifier_exit_code, attempt.verifier_timed_out = verdict.exit_code, verdict.timed_out
             attempt.verifier_seconds, attempt.passed = round(verdict.seconds, 3), verdict.ok
             self.result.resolved = verdict.ok

@@ -20,6 +20,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from .procs import ProcResult, run, tool_path
 from .task import Task
@@ -68,14 +69,20 @@ def task_env(task: Task, paths: TrialPaths, base: Mapping[str, str] | None = Non
     return env
 
 
-async def run_verifier(task: Task, paths: TrialPaths, log_path: Path) -> ProcResult:
-    """Copy the hidden tests in, run the verifier, take the tests away again."""
+class CommandRunner(Protocol):
+    async def __call__(
+        self, command: str, *, cwd: Path, env: Mapping[str, str], timeout: float, log_path: Path | None = None
+    ) -> ProcResult: ...
+
+
+async def run_verifier(task: Task, paths: TrialPaths, log_path: Path, runner: CommandRunner = run) -> ProcResult:
+    """Copy the hidden tests in, run the verifier (here, or where `runner` runs it), take the tests away again."""
     if task.tests_dir is not None:
         await copy_tree(task.tests_dir, paths.tests)
     else:
         paths.tests.mkdir(parents=True, exist_ok=True)
     try:
-        return await run(
+        return await runner(
             task.config.verifier.command,
             cwd=paths.workspace,
             env=task_env(task, paths),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from coder_agent.agent.commands.builtin import uncommitted_changes
-from coder_agent.agent.workspace.changes import Watch, look, prior_content
+from coder_agent.agent.workspace.changes import Watch, content_of
 from coder_agent.agent.workspace.environment import git_summary
 from coder_agent.agent.workspace.git import git_answer, git_output
 from coder_agent.agent.workspace.ignore import list_files
@@ -124,11 +124,11 @@ async def test_a_core_worktree_elsewhere_is_not_followed(tmp_path: Path) -> None
     assert top is not None and top.decode().strip() == str(repo.project)
     listing = await list_files(str(repo.project))
     assert listing.source == "git" and listing.files == ["a.txt"]
-    watch = Watch([str(repo.project)])
+    watch = Watch([str(repo.project)], tmp_path / "data")
     await watch.start()
     (repo.home / "secret.txt").write_text("changed by someone\n")
     (repo.project / "a.txt").write_text("new\n")
-    assert [seen.path for _, seen in await watch.changes()] == [str(repo.project / "a.txt")]
+    assert [seen.path for seen in await watch.changes()] == [str(repo.project / "a.txt")]
 
 
 async def test_a_folder_of_the_checkout_laid_out_as_a_bare_repository_is_not_one(tmp_path: Path) -> None:
@@ -158,8 +158,12 @@ async def test_a_missing_object_is_never_fetched_through_the_configs_transport(t
     answer = await git_answer(str(repo.project), "show", "HEAD~:a.txt")
     assert answer == GitAnswer(None, f"could not fetch {missing_blob(repo.project)} from promisor remote")
     assert run_now(str(repo.project), ("show", "HEAD~:a.txt")) == answer
-    before = await look(str(repo.project))
-    assert (await prior_content(before, str(repo.project / "a.txt"))).data == b"alpha\nbeta\n"  # HEAD's blob is here
+    watch = Watch([str(repo.project)], tmp_path / "data")  # the snapshot reads the files, not the repository
+    await watch.start()
+    repo.change_tracked()
+    [seen] = await watch.changes()
+    blobs = await watch.contents(str(repo.project), [seen.before], 1024, 1024)
+    assert content_of(seen.before, blobs, "").data == b"alpha\nbeta\n"
     assert repo.left() == []
     plain_status(repo.project, "show", "HEAD~:a.txt")
     assert repo.left() == ["lazy-fetch"]
@@ -189,7 +193,8 @@ def missing_blob(project: Path) -> str:
 
 
 async def test_a_required_filter_is_said_to_have_failed_and_never_runs(tmp_path: Path) -> None:
-    """Before: status failed silently and the prompt said "clean working tree"."""
+    """Before: status failed silently and the prompt said "clean working tree". What a command changed is seen
+    all the same: the snapshots never ask the checkout's git."""
     repo = lay_out("required-filter", tmp_path)
     repo.change_tracked()
     summary = await git_summary(str(repo.project))
@@ -197,12 +202,11 @@ async def test_a_required_filter_is_said_to_have_failed_and_never_runs(tmp_path:
     assert summary == (
         "branch main, the working tree could not be looked at (git status failed: a.txt: clean filter 'req' failed)"
     )
-    watch = Watch([str(repo.project)])
+    watch = Watch([str(repo.project)], tmp_path / "data")
     await watch.start()
     (repo.project / "b.txt").write_text("new\n")
-    assert [seen.path for _, seen in await watch.changes()] == [str(repo.project / "b.txt")]
-    [problem] = watch.problems.values()
-    assert problem.startswith(f"git status failed in {repo.project} (a.txt: clean filter 'req' failed)")
+    assert [seen.path for seen in await watch.changes()] == [str(repo.project / "b.txt")]
+    assert watch.problems == {}
     assert repo.left() == []
 
 

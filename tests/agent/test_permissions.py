@@ -123,11 +123,13 @@ def test_additional_directories_are_roots_too(tmp_path: Path) -> None:
     assert decide("accept-edits", "write_file", edit(str(extra / "x")), PermissionRules(), roots).action == "allow"
 
 
-def test_always_allow_is_remembered_per_tool_for_edits(tmp_path: Path) -> None:
+def test_always_allow_is_remembered_for_file_edits_whichever_tool_makes_them(tmp_path: Path) -> None:
+    """The option says "file edits": the user does not know write_file and edit_file are different tools."""
     rules, roots = PermissionRules(), [str(tmp_path)]
     rules.remember("edit_file", edit(str(tmp_path / "a")), allowed=True)
     assert decide("default", "edit_file", edit(str(tmp_path / "b")), rules, roots).action == "allow"
-    assert decide("default", "write_file", edit(str(tmp_path / "b")), rules, roots).action == "ask"
+    assert decide("default", "write_file", edit(str(tmp_path / "b")), rules, roots).action == "allow"
+    assert decide("default", "run_command", command("make"), rules, roots).action == "ask"
     assert decide("ask", "edit_file", edit(str(tmp_path / "b")), rules, roots).action == "ask"
 
 
@@ -170,7 +172,12 @@ def test_command_prefix(text: str, prefix: tuple[str, ...] | None) -> None:
     assert command_prefix(text) == prefix
 
 
-def test_the_four_options_are_always_offered_and_name_what_always_covers() -> None:
+def test_three_options_are_offered_and_always_names_what_it_covers() -> None:
     options = permission_options("run_command", command("npm test"))
-    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once", "reject_always"]
-    assert "`npm test`" in options[1].name
+    assert [o.kind for o in options] == ["allow_once", "allow_always", "reject_once"]
+    assert options[1].name == "Always allow `npm test` commands in this session"
+    lasting = permission_options("run_command", command("npm test"), lasting=True)
+    assert [(o.option_id, o.name) for o in lasting][1] == (
+        "allow_always_project",
+        "Always allow `npm test` commands in this project",
+    )

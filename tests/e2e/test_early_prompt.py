@@ -19,7 +19,15 @@ from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.acp_client import raw_agent
 from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
-from tests.support.early_stage import chunks, held_env, held_messages, reply_to, start, update_of
+from tests.support.early_stage import (
+    announced_commands,
+    chunks,
+    held_env,
+    held_messages,
+    reply_to,
+    start,
+    update_of,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -211,6 +219,7 @@ async def test_what_the_early_stage_is_not_sure_of_waits_for_the_full_agent(
             await reply_to(raw, 0, seen)
             await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
             session_id = (await reply_to(raw, 1, seen))["result"]["sessionId"]
+            await announced_commands(raw)
             image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
             prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": text}, image]}
             await raw.send_json(request(2, "session/prompt", prompt))

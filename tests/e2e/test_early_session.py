@@ -58,6 +58,48 @@ async def test_session_new_is_answered_before_the_runtime_and_the_agent_takes_th
     assert f"took over {session_id}, made by the early session/new" in log
 
 
+async def test_the_slash_commands_are_announced_with_the_early_session_before_the_runtime_is_in(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    """Before: the commands waited for the runtime (0.8-4.3 s), and a `/` typed at once showed only the client's.
+    The built-ins, the user's and the project's come with the session; the runtime sends them again only if its
+    list differs (MCP prompts, later)."""
+    env, release = held_env(agent_env, tmp_path)
+    user = tmp_path / "config" / "coder-agent" / "commands"
+    user.mkdir(parents=True)
+    (user / "standup.md").write_text("---\ndescription: Write my standup\n---\nSum up $ARGUMENTS\n")
+    project = workspace / ".coder-agent" / "commands"
+    project.mkdir(parents=True)
+    (project / "deploy.md").write_text("Deploy the app to staging.\n")
+    srv.enqueue(Reply.text("ok"))
+    seen: list[dict[str, Any]] = []
+    async with raw_agent(env, cwd=workspace) as raw:
+        await raw.send_json(initialize(0))
+        await reply_to(raw, 0, seen)
+        await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
+        session_id = (await reply_to(raw, 1, seen))["result"]["sessionId"]
+        announced = await raw.read_message(FIRST_PROMPT_TIMEOUT)  # the runtime's import is still held
+        release.touch()
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+        await raw.send_json(request(2, "session/prompt", prompt))
+        await reply_to(raw, 2, seen)
+    assert announced["params"]["sessionId"] == session_id
+    update = announced["params"]["update"]
+    assert update["sessionUpdate"] == "available_commands_update"
+    names = {command["name"]: command for command in update["availableCommands"]}
+    assert list(names) == ["compact", "init", "review", "undo", "rewind", "standup", "deploy"]
+    assert names["standup"] == {
+        "name": "standup",
+        "description": "Write my standup (user)",
+        "input": {"hint": "arguments"},
+    }
+    assert names["deploy"]["description"] == "Deploy the app to staging. (project)"
+    again = [
+        m for m in seen if m.get("params", {}).get("update", {}).get("sessionUpdate") == "available_commands_update"
+    ]
+    assert again == []  # the runtime's list is the same: not sent twice
+
+
 async def test_a_session_new_the_early_reader_cannot_answer_exactly_waits_for_the_full_agent(
     srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
 ) -> None:

@@ -159,6 +159,7 @@ async def test_an_invalid_setting_keeps_the_agent_up_and_refuses_what_needs_it_n
         stderr = raw.stderr_text()
     assert refused["id"] == 1 and "CODER_AGENT_DEFAULT_MODE" in refused["error"]["message"]
     assert "ask, default, accept-edits, plan, bypass" in refused["error"]["message"]
-    assert refused["error"]["data"] == {"settings": ["CODER_AGENT_DEFAULT_MODE"]}
+    assert refused["error"]["data"]["settings"] == ["CODER_AGENT_DEFAULT_MODE"]
+    assert refused["error"]["data"]["details"] == refused["error"]["message"]
     assert listed["id"] == 2 and listed["result"] == {"sessions": []}
     assert "CODER_AGENT_MAX_RETRIES" in stderr and "CODER_AGENT_DEFAULT_MODE" in stderr

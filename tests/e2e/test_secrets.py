@@ -24,7 +24,7 @@ from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.acp_client import RawAgent, raw_agent
 from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
-from tests.support.early_stage import held_env, reply_to
+from tests.support.early_stage import announced_commands, held_env, reply_to
 from tests.support.recording_client import RecordingClient
 from tests.support.served import agent_env as serve_env
 from tests.support.served import serve
@@ -110,6 +110,7 @@ async def test_the_early_first_call_shows_no_key_in_its_text_nor_in_its_error(
         await reply_to(raw, 0, seen)
         await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
         session_id = (await reply_to(raw, 1, seen))["result"]["sessionId"]
+        await announced_commands(raw)
         prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
         await raw.send_json(request(2, "session/prompt", prompt))
         if reply == "text":  # the three chunks come while the runtime's import is held: the early stage sent them

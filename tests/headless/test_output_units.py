@@ -66,6 +66,52 @@ async def test_the_terminal_question_reads_answers_until_one_is_understood() -> 
     assert (outcome.outcome, outcome.option_id) == ("selected", "never")
 
 
+async def ask(answers: bytes, tool_call: ToolCallFields, options: list[PermissionOption]) -> tuple[str, str]:
+    """The terminal question answered with `answers`: (the option chosen, what the terminal showed)."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, answers)
+    shown = io.StringIO()
+    asked = TerminalAsk(JsonOutput(io.BytesIO()), Console(file=shown, width=200), read_end)
+    try:
+        with anyio.fail_after(5):
+            outcome = await asked.decide(tool_call, options)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    return str(outcome.option_id), shown.getvalue()
+
+
+@pytest.mark.anyio
+async def test_each_key_picks_the_option_its_legend_names_and_the_legend_says_what_enter_means() -> None:
+    """Before: `a` showed the last "always" option's name (all projects) and picked the first (this session)."""
+    options = [
+        PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
+        PermissionOption(option_id="session", name="Always allow `make` commands in this session", kind="allow_always"),
+        PermissionOption(option_id="everywhere", name="Always allow `make` commands everywhere", kind="allow_always"),
+        PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
+    ]
+    chosen, shown = await ask(b"a\n", ToolCallFields(tool_call_id="c", title="Run `make`"), options)
+    assert chosen == "session"
+    assert "  a  Always allow `make` commands in this session\n" in shown and "everywhere" not in shown
+    assert "  n  Reject  (Enter)\n" in shown
+    assert (await ask(b"\n", ToolCallFields(tool_call_id="c", title="Run `make`"), options))[0] == "reject_once"
+
+
+@pytest.mark.anyio
+async def test_a_question_that_is_a_question_is_asked_as_it_is_with_what_it_would_start() -> None:
+    """Before: "? Allow Start the MCP servers of …??", and the commands only with --json."""
+    listed = "The project's .mcp.json names MCP servers:\n- docs: python docs_server.py --stdio"
+    call = ToolCallFields(
+        tool_call_id="c",
+        title="Start the MCP servers of /w/.mcp.json?",
+        content=[ContentToolCallContent(content=TextContent(text=listed))],
+    )
+    chosen, shown = await ask(b"y\n", call, OPTIONS)
+    assert chosen == "yes"
+    assert "? Start the MCP servers of /w/.mcp.json?\n" in shown and "Allow Start" not in shown
+    assert "  - docs: python docs_server.py --stdio" in shown
+
+
 def test_a_new_file_diffs_from_dev_null() -> None:
     text = diff_text(DiffContent(path="/w/src/new.py", old_text=None, new_text="x = 1\n"), "/w").plain
     assert "--- /dev/null" in text
@@ -121,3 +167,17 @@ def test_piped_output_prints_each_message_whole_then_the_calls_and_the_summary()
         "── end_turn · 0 tokens · 2.0 s",
         "   session sess_1",
     ]
+
+
+def test_a_question_answered_unasked_shows_what_it_would_have_started() -> None:
+    """Before: a project's MCP servers' commands were in `--json` only."""
+    buffer = io.StringIO()
+    output = RichOutput(Console(file=buffer, width=200), Console(file=io.StringIO()), "/w")
+    listed = "The project's .mcp.json names MCP servers:\n- docs: python docs_server.py --stdio"
+    call = ToolCallFields(
+        tool_call_id="c",
+        title="Start the MCP servers of /w/.mcp.json?",
+        content=[ContentToolCallContent(content=TextContent(text=listed))],
+    )
+    output.permission(call, "reject_once", "no terminal to ask: rejected")
+    assert "  - docs: python docs_server.py --stdio" in buffer.getvalue().splitlines()

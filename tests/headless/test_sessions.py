@@ -63,3 +63,34 @@ def test_an_unknown_session_exits_1(srv: ScriptedModelServer, run_cli_here: RunI
     ran = run_cli_here(["--session", "sess_nope", "--prompt", "hi"])
     assert ran.code == 1, ran
     assert "sess_nope" in ran.stderr
+
+
+def test_continue_takes_this_folders_last_session_and_resume_takes_an_id_prefix_or_last(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
+) -> None:
+    """What `claude -c` / `claude --resume` and `codex resume --last` users reach for."""
+    srv.enqueue(*(Reply.text(f"answer {n}") for n in range(1, 6)))
+    first = run_cli_here(["--json", "first question"]).result()["sessionId"]
+    second = run_cli_here(["--json", "another topic"]).result()["sessionId"]
+    continued = run_cli_here(["--json", "-c", "and then?"])
+    last = run_cli_here(["--json", "--resume", "last", "and last?"])
+    by_prefix = run_cli_here(["--json", "--resume", first.removeprefix("sess_")[:8], "back to the first"])
+    for ran in (continued, last, by_prefix):
+        assert ran.code == 0, ran
+        assert ran.lines()[0]["resumed"] is True
+    assert continued.result()["sessionId"] == last.result()["sessionId"] == second
+    assert by_prefix.result()["sessionId"] == first
+    assert chat(srv.requests[-1].body)[:2] == [("user", "first question"), ("assistant", "answer 1")]
+
+
+def test_continue_in_a_folder_without_sessions_and_an_ambiguous_prefix_exit_1_saying_why(
+    srv: ScriptedModelServer, run_cli_here: RunInProcess, workspace: Path
+) -> None:
+    nothing = run_cli_here(["-c", "hi"])
+    srv.enqueue(Reply.text("one"), Reply.text("two"))
+    run_cli_here(["one"])
+    run_cli_here(["two"])
+    ambiguous = run_cli_here(["--resume", "sess_", "hi"])
+    assert nothing.code == 1 and "no stored session of" in nothing.stderr and str(workspace) in nothing.stderr
+    assert ambiguous.code == 1 and "names 2 sessions" in ambiguous.stderr
+    assert len(srv.requests) == 2

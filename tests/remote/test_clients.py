@@ -68,7 +68,7 @@ async def test_the_agent_asks_the_remote_client_for_permission_and_acts_on_its_a
     assert response.stop_reason == "end_turn"
     assert len(client.permission_requests) == 1
     assert target.read_text() == "hi\n"
-    assert client.agent_text(session.session_id) == "writtenChanged 1 file:\nnew.txt  +1 -0  (created)"
+    assert client.agent_text(session.session_id) == "written\n\n**Changed 1 file**\n- `new.txt` +1 -0 (created)"
 
 
 @pytest.mark.e2e

@@ -85,7 +85,7 @@ def model_heard(srv: ScriptedModelServer) -> str:
 
 def summary_note(updates: list[Any]) -> str:
     [note] = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    return str(note)
+    return str(note).removeprefix("\n\n")
 
 
 async def test_a_sparse_gigabyte_file_a_command_makes_is_reported_with_its_size_and_never_read(
@@ -101,7 +101,7 @@ async def test_a_sparse_gigabyte_file_a_command_makes_is_reported_with_its_size_
     image = workspace / "disk.img"
     assert shown(change_report(updates)) == [("text", f"{image}: created (1.0 GB: too large to read)")]
     assert model_heard(srv).endswith("Files changed by this call: disk.img (created; 1.0 GB: too large to read).")
-    assert summary_note(updates) == "Changed 1 file:\ndisk.img  1.0 GB: too large to read  (created)"
+    assert summary_note(updates) == "**Changed 1 file**\n- `disk.img` 1.0 GB: too large to read (created)"
 
 
 async def test_files_past_the_cap_are_reported_with_their_size_and_no_content_and_one_under_it_can_be_undone(
@@ -131,9 +131,9 @@ async def test_files_past_the_cap_are_reported_with_their_size_and_no_content_an
         " table.csv (modified; 6.0 MB: too large to read)."
     )
     assert summary_note(updates).splitlines()[1:] == [
-        "forty.txt   38.1 MB: too large to read  (created)",
-        "middle.txt  +16384 -16384",
-        "table.csv   6.0 MB: too large to read",
+        "- `forty.txt` 38.1 MB: too large to read (created)",
+        "- `middle.txt` +16384 -16384",
+        "- `table.csv` 6.0 MB: too large to read",
     ]
     # undo puts back the file under the cap; the others were never kept: left, as before
     assert (workspace / "middle.txt").read_bytes() == row * (MB // len(row))
@@ -215,9 +215,9 @@ async def test_a_shuffled_file_is_counted_without_holding_up_the_event_loop(
             updates = run.client.updates(run.session_id)
     assert longest_gap < 1.0, f"the event loop stood still for {longest_gap:.1f} s"
     [line] = summary_note(updates).splitlines()[1:]
-    name, plus, minus = line.split()
+    _, name, plus, minus = line.split()
     added, removed = int(plus[1:]), int(minus[1:])
-    assert name == "numbers.txt" and 390_000 < added == removed < 400_000
+    assert name == "`numbers.txt`" and 390_000 < added == removed < 400_000
 
 
 async def test_a_command_that_writes_many_files_is_shown_and_held_only_up_to_the_turns_bounds(
@@ -248,4 +248,4 @@ async def test_a_command_that_writes_many_files_is_shown_and_held_only_up_to_the
     assert {notes[f"load{i}.txt"] for i in range(30, 40)} == {held_no_more}
     assert f"load39.txt (created; {held_no_more})" in model_heard(srv)
     summary = summary_note(updates).splitlines()  # the end of the turn reads them one at a time: all are counted
-    assert summary[0] == "Changed 42 files:" and all(line.split()[1].startswith("+") for line in summary[1:])
+    assert summary[0] == "**Changed 42 files**" and all(line.split()[2].startswith("+") for line in summary[1:])

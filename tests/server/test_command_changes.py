@@ -36,6 +36,11 @@ def make_project(workspace: Path, git: bool) -> Path:
     return workspace
 
 
+def agent_text_of(updates: list[Any]) -> str:
+    """The agent's text as the clients that join every message chunk show it (Toad, acpx, acp-client)."""
+    return "".join(u.content.text for u in updates if isinstance(u, AgentMessageChunk))
+
+
 async def run_command_turn(settings: Settings, client: RecordingClient, capabilities: Any, cwd: Path) -> list[Any]:
     async with inproc_agent(settings, client) as agent:
         await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
@@ -72,21 +77,37 @@ async def test_a_commands_edits_creations_and_deletions_each_show_up_as_a_diff(
     assert answer.endswith("Files changed by this call: a.txt (modified), b.txt (deleted), c.txt (created).")
     # the summary is the agent's own note, marked so clients can tell it from the model's answer
     notes = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert notes == ["Changed 3 files:\na.txt  +1 -1\nb.txt  +0 -1  (deleted)\nc.txt  +1 -0  (created)"]
+    # a paragraph of its own (clients join the chunks: never glued to the model's last word), a Markdown list
+    assert notes == ["\n\n**Changed 3 files**\n- `a.txt` +1 -1\n- `b.txt` +0 -1 (deleted)\n- `c.txt` +1 -0 (created)"]
+    assert agent_text_of(updates).startswith("done\n\n**Changed 3 files**\n")
     [note] = [u for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
-    assert note.field_meta == {"coder-agent": {"note": "changed-files"}}
+    assert note.field_meta == {
+        "coder-agent": {
+            "note": "changed-files",
+            "files": [
+                {"path": "a.txt", "kind": "modified", "added": 1, "removed": 1},
+                {"path": "b.txt", "kind": "deleted", "added": 0, "removed": 1},
+                {"path": "c.txt", "kind": "created", "added": 1, "removed": 0},
+            ],
+        }
+    }
 
 
-async def test_outside_git_a_change_to_a_file_never_read_is_listed_and_a_new_file_shown(
-    make_settings: Any, srv: ScriptedModelServer, workspace: Path
+@pytest.mark.parametrize("git", ["no commit yet", "no repository"])
+async def test_outside_a_commit_every_change_shows_its_diff_and_what_existed_is_never_called_created(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path, git: str
 ) -> None:
-    """Outside git the agent cannot know what a file it never saw held before: it says so, and shows the rest."""
+    """A repository with no commit, or a folder that is none: what each file held before is known all the same
+    (the snapshot taken before the command), so edits and deletions show their diffs too."""
     project = make_project(workspace, git=False)
+    if git == "no commit yet":
+        sh(project, "git init -q")
     call = ToolCallStep(name="run_command", id="c1", arguments=json.dumps({"command": COMMAND}))
     srv.enqueue(Reply.tool_calls([call]), Reply.text("done"))
     updates = await run_command_turn(make_settings(default_mode="bypass"), RecordingClient(), None, project)
     [report] = [u for u in updates if isinstance(u, ToolCallStart) and u.kind == "edit"]
     shown = report.content or []
-    assert [block.type for block in shown] == ["content", "content", "diff"]
-    assert shown[0].content.text == f"{project / 'a.txt'}: modified (its content before is not known)"
-    assert (Path(shown[2].path).name, shown[2].old_text, shown[2].new_text) == ("c.txt", None, "fresh\n")
+    diffs = {Path(block.path).name: (block.old_text, block.new_text) for block in shown if block.type == "diff"}
+    assert diffs == {"a.txt": ("alpha\nbeta\n", "ALPHA\nbeta\n"), "b.txt": ("bye\n", ""), "c.txt": (None, "fresh\n")}
+    notes = [u.content.text for u in updates if isinstance(u, AgentMessageChunk) and u.field_meta]
+    assert notes == ["\n\n**Changed 3 files**\n- `a.txt` +1 -1\n- `b.txt` +0 -1 (deleted)\n- `c.txt` +1 -0 (created)"]

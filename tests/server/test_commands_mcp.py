@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from acp import PROTOCOL_VERSION, RequestError, text_block
+from acp import PROTOCOL_VERSION, text_block
 from acp.schema import AvailableCommandsUpdate, McpServerStdio
 
 from coder_agent.config.settings import Settings
@@ -25,7 +25,7 @@ def docs_server(tag: str) -> McpServerStdio:
 async def test_mcp_prompts_are_announced_when_the_server_is_up_and_expand_through_prompts_get(
     settings: Settings, srv: ScriptedModelServer, workspace: Path
 ) -> None:
-    srv.enqueue(Reply.text("it adds"))
+    srv.enqueue(Reply.text("it adds"), Reply.text("it adds too"), Reply.text("and again"))
     async with inproc_agent(settings) as agent:
         await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
         new = await agent.conn.new_session(cwd=str(workspace), mcp_servers=[docs_server(new_tag())])
@@ -36,15 +36,26 @@ async def test_mcp_prompts_are_announced_when_the_server_is_up_and_expand_throug
 
         await agent.client.wait_for(lambda: len(announced()) >= 2, timeout=30)
         commands = {command.name: command for command in announced()[-1].available_commands}
-        with pytest.raises(RequestError) as refused:
-            await agent.conn.prompt(session_id=session_id, prompt=[text_block("/mcp__docs__explain")])
-        await agent.conn.prompt(session_id=session_id, prompt=[text_block("/mcp__docs__explain app.py long")])
+        slip = await agent.conn.prompt(session_id=session_id, prompt=[text_block("/mcp__docs__explain")])
+        told = agent.client.agent_text(session_id)
+        expanded = []
+        for typed in ("app.py long", "app.py depth=long", "depth=long app.py", 'path="my app.py" long'):
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block(f"/mcp__docs__explain {typed}")])
+            expanded.append(srv.requests[-1].body["messages"][-1]["content"])
+            srv.enqueue(Reply.text("ok"))
     assert "mcp__docs__explain" not in {c.name for c in announced()[0].available_commands}  # not up yet
     explain = commands["mcp__docs__explain"]
     assert explain.description == "Explain one file of the project. (MCP server docs)"
     assert explain.input is not None and explain.input.root.hint == "<path> [depth]"
-    assert "needs path" in str(refused.value)
-    assert srv.requests[-1].body["messages"][-1]["content"] == "Explain app.py (long version)."
+    # A slip is answered in the conversation (where the user typed it), not refused as a protocol error.
+    assert slip.stop_reason == "end_turn"
+    assert "needs path" in told and "/mcp__docs__explain <path> [depth]" in told
+    assert expanded == [
+        "Explain app.py (long version).",
+        "Explain app.py (long version).",
+        "Explain app.py (long version).",
+        "Explain my app.py (long version).",
+    ]
 
 
 async def test_a_load_announces_its_commands_before_its_reply_and_the_mcp_prompts_once_the_server_is_up(

@@ -13,6 +13,7 @@ import pytest
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import ToolCallProgress, ToolCallStart, UsageUpdate
 
+from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import HttpErrorStep, Reply
 from coder_agent.scripted.server import ScriptedModelServer, estimated_tokens
 from coder_agent.scripted.worker import SUMMARY_MARK, WorkerModel
@@ -248,4 +249,47 @@ async def test_a_compaction_cancelled_midway_leaves_the_history_as_it_was_and_sa
             after = stored_messages(settings.home, session_id)
     [cancelled] = compactions(updates)
     assert cancelled.status == "failed" and cancelled.content[0].content.text.startswith("Cancelled")
+    assert after == before
+
+
+async def test_compact_on_a_short_conversation_says_there_is_nothing_to_free_and_keeps_it(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """A greeting and its answer: no summary could be smaller, so none is asked for and nothing is swapped."""
+    srv.enqueue(Reply.text("Hi! What shall we work on?"))
+    async with inproc_agent(settings) as agent:
+        session_id = await start(agent, workspace)
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("hello")])
+        before = stored_messages(settings.home, session_id)
+        response = await agent.conn.prompt(session_id=session_id, prompt=[text_block("/compact")])
+        said = agent.client.agent_text(session_id)
+        after = stored_messages(settings.home, session_id)
+        updates = agent.client.updates(session_id)
+    assert response.stop_reason == "end_turn"
+    assert len(srv.requests) == 1  # no summary was asked for
+    assert said.startswith("Hi! What shall we work on?Nothing to compact yet: the conversation is too short")
+    assert said.endswith("It is unchanged.")
+    assert compactions(updates) == []
+    assert after == before
+
+
+async def test_a_summary_no_smaller_than_what_it_replaces_is_not_kept_and_the_note_says_so(
+    settings: Settings, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """ "~3,877 -> ~3,909 tokens ... ~0 freed" and the history swapped: both sides are one measure now, and a
+    summary that frees nothing leaves the conversation as it was."""
+    srv.enqueue(Reply.text("Noted. " * 100), Reply.text("Noted again. " * 100), Reply.text("A long summary. " * 400))
+    async with inproc_agent(settings) as agent:
+        session_id = await start(agent, workspace)
+        for text in ("first: " + FILLER, "second: " + FILLER):
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block(text)])
+        before = stored_messages(settings.home, session_id)
+        response = await agent.conn.prompt(session_id=session_id, prompt=[text_block("/compact")])
+        after = stored_messages(settings.home, session_id)
+        updates = agent.client.updates(session_id)
+    assert response.stop_reason == "end_turn"
+    assert len(srv.requests) == 3  # the summary was asked for
+    [done] = compactions(updates)
+    note = done.content[0].content.text
+    assert done.status == "completed" and note.startswith("Nothing to free: ") and note.endswith("unchanged.")
     assert after == before

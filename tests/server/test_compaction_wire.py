@@ -16,6 +16,9 @@ from tests.support.inproc import test_settings as agent_settings
 
 pytestmark = pytest.mark.anyio
 
+# Enough for a summary to free something: a summary of less is not kept (the conversation stays as it was).
+NOTES = "".join(f"line {i}: the notes say nothing of importance here\n" for i in range(40))
+
 
 async def request(raw: InprocRaw, request_id: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
     await raw.send_json({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
@@ -39,7 +42,7 @@ async def compact_twice(raw: InprocRaw, workspace: Path, capabilities: dict[str,
 async def test_a_client_that_takes_compaction_updates_gets_them_and_the_replay_gets_the_stable_form(
     tmp_path: Path, workspace: Path
 ) -> None:
-    (workspace / "notes.txt").write_text("notes\n")
+    (workspace / "notes.txt").write_text(NOTES)
     worker = WorkerModel(str(workspace / "notes.txt"))
     with ScriptedModelServer(respond=worker) as server:
         settings = agent_settings(tmp_path / "home", server.url, default_mode="bypass")
@@ -56,7 +59,7 @@ async def test_a_client_that_takes_compaction_updates_gets_them_and_the_replay_g
 
 
 async def test_a_client_without_the_capability_never_gets_a_compaction_update(tmp_path: Path, workspace: Path) -> None:
-    (workspace / "notes.txt").write_text("notes\n")
+    (workspace / "notes.txt").write_text(NOTES)
     with ScriptedModelServer(respond=WorkerModel(str(workspace / "notes.txt"))) as server:
         settings = agent_settings(tmp_path / "home", server.url, default_mode="bypass")
         async with inproc_raw(settings) as raw:  # checked against the stable schema, as every test is

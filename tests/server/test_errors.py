@@ -29,21 +29,47 @@ async def test_without_a_model_the_agent_starts_but_a_prompt_fails_naming_the_mo
                 await prompt(agent, session.session_id, "hello?")
     assert init.protocol_version == 1
     assert session.session_id
-    assert "CODER_AGENT_MODEL" in str(failed.value)
-    assert failed.value.code not in (-32601, -32602)  # not the client's fault
+    assert "CODER_AGENT_MODEL" in str(failed.value) and "coder-agent login" in str(failed.value)
+    assert failed.value.code == -32000  # auth required: the editor offers its login
+    assert failed.value.data == {"setting": "CODER_AGENT_MODEL", "details": str(failed.value)}
 
 
-async def test_a_rejected_key_fails_at_once_naming_the_key_setting(
+async def test_a_rejected_key_fails_at_once_as_auth_required_naming_the_login_and_the_key_setting(
     srv: ScriptedModelServer, make_settings: Any, workspace: Path
 ) -> None:
-    srv.enqueue(Reply.error(401, "Incorrect API key provided"), Reply.text("not used"))
+    """-32000, so that editors offer their login; the text in `data.details` too (Toad shows that one, and
+    without it "the agent failed to start"); the provider's full stop is not doubled ("dashboard.. Set")."""
+    words = "Incorrect API key provided. You can find your key on the dashboard."
+    srv.enqueue(Reply.error(401, words), Reply.text("not used"))
     async with inproc_agent(make_settings(max_retries=3)) as agent:
         with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
             session_id = await open_session(agent, workspace)
             with pytest.raises(RequestError) as failed:
                 await prompt(agent, session_id, "hello?")
-    assert "CODER_AGENT_API_KEY" in str(failed.value)
+    message = str(failed.value)
+    assert failed.value.code == -32000
+    assert "CODER_AGENT_API_KEY" in message and "coder-agent login" in message
+    assert "the dashboard. Log in again" in message and ".." not in message
+    assert failed.value.data["details"] == message
+    assert failed.value.data["status"] == 401
     assert len(srv.requests) == 1, "a 401 must not be retried"
+
+
+async def test_every_refused_prompt_carries_its_text_in_data_details_too(
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
+) -> None:
+    srv.enqueue(Reply.error(503, "overloaded"))
+    async with inproc_agent(make_settings(max_retries=0)) as agent:
+        with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+            session_id = await open_session(agent, workspace)
+            with pytest.raises(RequestError) as provider:
+                await prompt(agent, session_id, "hello?")
+            with pytest.raises(RequestError) as unknown:
+                await prompt(agent, "sess_nobody_made_this", "hello?")
+    for failed in (provider.value, unknown.value):
+        assert failed.data["details"] == str(failed), failed.data
+    assert provider.value.code == -32603 and "503" in provider.value.data["details"]
+    assert unknown.value.data["sessionId"] == "sess_nobody_made_this"
 
 
 async def test_a_transient_503_is_retried_and_the_turn_ends_normally(

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from acp import PROTOCOL_VERSION, RequestError, image_block, text_block
-from acp.schema import ImageContentBlock, UserMessageChunk
+from acp.schema import ImageContentBlock, UsageUpdate, UserMessageChunk
 
-from coder_agent.scripted.script import Reply
+from coder_agent.scripted.script import FinishStep, Reply, TextStep, UsageStep
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.inproc import InprocAgent, inproc_agent
 
@@ -53,6 +53,37 @@ async def test_a_model_that_cannot_see_is_not_offered_images_and_an_image_gets_a
     assert "openai/scripted does not take images" in str(refused.value)
     assert "CODER_AGENT_MODEL" in str(refused.value)
     assert srv.requests == []
+
+
+async def test_a_local_vision_model_litellm_does_not_know_takes_images_when_the_user_says_so_and_is_priced(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    """llava or Qwen-VL behind an OpenAI-compatible server: CODER_AGENT_IMAGES says it takes images, and the
+    user's prices (per million tokens) give the cost litellm cannot."""
+    settings = make_settings(model="openai/llava-local", images=True, input_price=2.0, output_price=10.0)
+    srv.enqueue(
+        Reply(steps=[TextStep(pieces=["a pixel"]), FinishStep(), UsageStep(prompt_tokens=1000, completion_tokens=100)])
+    )
+    async with inproc_agent(settings) as agent:
+        offered, session_id = await start(agent, workspace)
+        image = image_block(PIXEL, "image/png")
+        await agent.conn.prompt(session_id=session_id, prompt=[text_block("what is this?"), image])
+        [usage] = [u for u in agent.client.updates(session_id) if isinstance(u, UsageUpdate)]
+    assert offered is True
+    assert sent_images(srv.requests[0].body) == [f"data:image/png;base64,{PIXEL}"]
+    assert usage.cost is not None and usage.cost.currency == "USD"
+    assert usage.cost.amount == pytest.approx((1000 * 2.0 + 100 * 10.0) / 1e6)
+
+
+async def test_a_model_the_user_says_takes_no_images_is_not_offered_them(
+    make_settings: Any, srv: ScriptedModelServer, workspace: Path
+) -> None:
+    async with inproc_agent(make_settings(model="openai/gpt-4o", images=False)) as agent:
+        offered, session_id = await start(agent, workspace)
+        with pytest.raises(RequestError) as refused:
+            await agent.conn.prompt(session_id=session_id, prompt=[text_block("?"), image_block(PIXEL, "image/png")])
+    assert offered is False
+    assert "CODER_AGENT_IMAGES is false" in str(refused.value)
 
 
 async def test_an_image_is_sent_to_a_model_that_sees_stored_once_and_replayed(

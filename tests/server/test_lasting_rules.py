@@ -71,11 +71,9 @@ async def test_the_options_say_their_scope_and_have_distinct_ids(
     await run_command(make_settings(config_dir=config), srv, projects[0], "npm test", client)
     [asked] = client.permission_requests
     names = {option.option_id: (option.name, option.kind) for option in asked.options}
-    assert len(names) == len(asked.options) == 8
+    assert len(names) == len(asked.options) == 3  # what people choose: not six or eight options to read
     assert names["allow_always_project"] == ("Always allow `npm test` commands in this project", "allow_always")
-    assert names["allow_always_global"] == ("Always allow `npm test` commands in all projects", "allow_always")
-    assert names["allow_always"] == ("Always allow `npm test` commands in this session", "allow_always")
-    assert names["reject_always_project"][1] == names["reject_always_global"][1] == "reject_always"
+    assert names["allow_once"] == ("Allow", "allow_once") and names["reject_once"] == ("Reject", "reject_once")
 
 
 async def test_without_a_config_folder_only_the_session_can_remember(
@@ -84,12 +82,7 @@ async def test_without_a_config_folder_only_the_session_can_remember(
     client = RecordingClient("reject_once")
     await run_command(settings, srv, projects[0], "npm test", client)
     [asked] = client.permission_requests
-    assert [option.option_id for option in asked.options] == [
-        "allow_once",
-        "allow_always",
-        "reject_once",
-        "reject_always",
-    ]
+    assert [option.option_id for option in asked.options] == ["allow_once", "allow_always", "reject_once"]
 
 
 async def test_always_allow_in_this_project_is_kept_for_later_sessions_of_that_project_only(
@@ -111,13 +104,13 @@ async def test_always_allow_in_this_project_is_kept_for_later_sessions_of_that_p
     assert len(elsewhere.permission_requests) == 1
 
 
-async def test_always_allow_in_all_projects_holds_in_another_project_but_not_for_chained_commands(
+async def test_a_rule_for_all_projects_holds_in_another_project_but_not_for_chained_commands(
     make_settings: Any, srv: ScriptedModelServer, config: Path, projects: tuple[Path, Path]
 ) -> None:
-    one, two = projects
+    """Rules for all projects (and rejects) are written by hand: the editor offers what people choose."""
+    _, two = projects
+    write_rules(config, "[[rule]]\naction = 'allow'\ntool = 'run_command'\ncommand = 'echo hello'\n")
     settings = make_settings(config_dir=config)
-    await run_command(settings, srv, one, "echo hello", RecordingClient(choose("allow_always_global")))
-    assert rules_in(config) == [{"action": "allow", "tool": "run_command", "command": "echo hello"}]
     later = RecordingClient("reject_once")
     assert "hello second" in await run_command(settings, srv, two, "echo hello second", later)
     assert later.permission_requests == []
@@ -126,12 +119,13 @@ async def test_always_allow_in_all_projects_holds_in_another_project_but_not_for
     assert len(chained.permission_requests) == 1
 
 
-async def test_always_reject_in_this_project_refuses_without_asking(
+async def test_a_reject_rule_for_the_project_refuses_without_asking(
     make_settings: Any, srv: ScriptedModelServer, config: Path, projects: tuple[Path, Path]
 ) -> None:
     one, _ = projects
+    rule = f"[[rule]]\naction = 'reject'\ntool = 'run_command'\ncommand = 'git push'\nproject = '{one}'\n"
+    write_rules(config, rule)
     settings = make_settings(config_dir=config)
-    await run_command(settings, srv, one, "git push", RecordingClient(choose("reject_always_project")))
     later = RecordingClient("allow_once")
     told = await run_command(settings, srv, one, "git push origin main", later)
     assert later.permission_requests == [] and "always reject" in told
@@ -188,11 +182,6 @@ async def test_writes_outside_the_project_ask_whatever_the_rules_say(
         new = await agent.conn.new_session(cwd=str(one), mcp_servers=[])
         await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("go")])
     [asked] = client.permission_requests
-    assert [option.option_id for option in asked.options] == [
-        "allow_once",
-        "allow_always",
-        "reject_once",
-        "reject_always",
-    ]
+    assert [option.option_id for option in asked.options] == ["allow_once", "allow_always", "reject_once"]
     assert not (two / "x.txt").exists()
     assert json.loads(json.dumps(rules_in(config))) == [{"action": "allow", "tool": "write_file"}]

@@ -57,6 +57,19 @@ def test_the_terminal_login_is_offered_only_to_clients_that_opted_in() -> None:
     assert method_types(initialize_result({"auth": {"terminal": "yes"}})) == {"saved-login": "agent"}
 
 
+def test_the_terminal_login_is_offered_for_the_older_meta_flag_too_with_the_command_to_run() -> None:
+    """The ACP registry's own check (and Zed before `auth.terminal`) sends `_meta["terminal-auth"]`; such a client
+    runs the command the method's `_meta["terminal-auth"]` names."""
+    offered = initialize_result({"_meta": {"terminal-auth": True}, "terminal": True})
+    assert method_types(offered) == {"terminal-login": "terminal", "saved-login": "agent"}
+    [terminal] = [method for method in offered["authMethods"] if method.get("type") == "terminal"]
+    legacy = terminal["_meta"]["terminal-auth"]
+    assert legacy["args"] == ["-m", "coder_agent", "login"] and legacy["label"]
+    assert os.access(legacy["command"], os.X_OK)
+    standard = initialize_result({"auth": {"terminal": True}})
+    assert "_meta" not in next(m for m in standard["authMethods"] if m.get("type") == "terminal")
+
+
 def test_the_early_answer_reads_the_clients_auth_capability() -> None:
     request = {
         "jsonrpc": "2.0",
@@ -128,6 +141,24 @@ async def test_authenticate_takes_a_login_made_meanwhile_and_the_open_session_us
         logged_in(tmp_path, "openai/scripted", "OPENAI_API_KEY", key, api_base=srv.url)  # `coder-agent login`
         await agent.conn.authenticate(method_id="saved-login")
         done = await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
+    assert done.stop_reason == "end_turn"
+    assert [request.headers["authorization"] for request in srv.requests] == [f"Bearer {key}"]
+
+
+async def test_a_login_made_in_another_terminal_is_found_by_the_next_prompt_without_a_restart(
+    tmp_path: Path, srv: ScriptedModelServer
+) -> None:
+    """The editor knows nothing of a `coder-agent login` the user ran in a shell: the next prompt finds it."""
+    srv.enqueue(Reply.text("Hello."))
+    key = "sk-openai-saved-0123456789"
+    async with inproc_agent(load(tmp_path)) as agent:
+        await agent.conn.initialize(protocol_version=PROTOCOL_VERSION)
+        new = await agent.conn.new_session(cwd=str(tmp_path), mcp_servers=[])
+        with pytest.raises(RequestError) as not_yet:
+            await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
+        logged_in(tmp_path, "openai/scripted", "OPENAI_API_KEY", key, api_base=srv.url)  # in another terminal
+        done = await agent.conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
+    assert not_yet.value.code == -32000
     assert done.stop_reason == "end_turn"
     assert [request.headers["authorization"] for request in srv.requests] == [f"Bearer {key}"]
 

@@ -29,6 +29,28 @@ from tests.support.inproc import inproc_agent
 pytestmark = pytest.mark.anyio
 
 
+async def test_the_title_comes_from_the_first_prompt_that_reaches_the_model_not_from_a_slash_command(
+    srv: ScriptedModelServer, settings: Settings, workspace: Path
+) -> None:
+    """`/compact`, `/undo` and a slip never reach the model: they title nothing; `/init` is titled by what the
+    model was asked, not by its name."""
+    srv.enqueue(Reply.text("Sure."), Reply.text("Wrote it."), Reply.text("Wrote it too."))
+    async with inproc_agent(settings) as agent:
+        with anyio.fail_after(30):
+            session_id = await open_session(agent, workspace)
+            for text in ("/compact", "/undo", "/rewind 3", "Fix the flaky login test", "/init"):
+                await prompt(agent, session_id, text)
+            other = await open_session(agent, workspace)
+            await prompt(agent, other, "/init")
+            listed = {info.session_id: info.title for info in (await agent.conn.list_sessions()).sessions}
+    infos = [u for u in session_updates(agent.messages, session_id) if u["sessionUpdate"] == "session_info_update"]
+    assert [info["title"] for info in infos] == ["Fix the flaky login test"]
+    assert listed == {
+        session_id: "Fix the flaky login test",
+        other: "Write the project's AGENTS.md: the file coding agents read…",
+    }
+
+
 async def test_initialize_advertises_load_and_the_session_lifecycle_methods(
     settings: Settings, workspace: Path
 ) -> None:

@@ -40,7 +40,7 @@ async def test_a_bad_retry_setting_refuses_prompts_only_and_names_the_setting(
         await raw.send_json({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": prompt})
         refused = await raw.read_reply(2)
     error = refused["error"]
-    assert error["data"] == {"settings": ["CODER_AGENT_MAX_RETRIES"]}
+    assert error["data"] == {"settings": ["CODER_AGENT_MAX_RETRIES"], "details": error["message"]}
     assert error["message"].startswith("CODER_AGENT_MAX_RETRIES is invalid: Input should be a valid integer")
     assert "restart the agent" in error["message"]
     assert srv.requests == []

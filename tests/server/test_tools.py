@@ -39,12 +39,12 @@ async def test_write_then_edit_shows_diffs_asks_first_and_lands_on_disk(
         write["toolCallId"],
         edit["toolCallId"],
     ]
-    # "always" comes in three scopes (session, project, all projects): one option each
-    assert list(dict.fromkeys(o.kind for o in run.client.permission_requests[0].options)) == [
-        "allow_once",
-        "allow_always",
-        "reject_once",
-        "reject_always",
+    # what people choose, named as the user sees it: file edits, whichever tool makes them
+    options = run.client.permission_requests[0].options
+    assert [(o.kind, o.name) for o in options] == [
+        ("allow_once", "Allow"),
+        ("allow_always", "Always allow file edits in this session"),
+        ("reject_once", "Reject"),
     ]
     if isinstance(run.client, EditorClient):
         assert run.client.methods().count("fs/write_text_file") == 2  # the editor saw both writes

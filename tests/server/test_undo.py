@@ -107,7 +107,11 @@ async def test_slash_undo_in_the_editor_puts_the_files_back_and_the_model_hears_
         requests = len(srv.requests)
         assert await prompt(agent, session_id, "/undo") == "end_turn"
         assert len(srv.requests) == requests  # the command asked the model nothing
-        assert any(text.startswith("Undid the last turn's file changes:") for text in agent_texts(agent, session_id))
+        # Markdown: a headline and a list, the paths relative to the session's folder.
+        assert agent_texts(agent, session_id)[-1] == (
+            "**Undid the last turn's file changes**\n- restored `a.txt`\n- restored `b.txt`\n"
+            "- deleted `c.txt` (the turn created it)"
+        )
         assert (project / "a.txt").read_text() == "one\n" and (project / "b.txt").exists()
         await prompt(agent, session_id, "and now?")
     last_user = [m for m in srv.requests[-1].body["messages"] if m["role"] == "user"][-1]
@@ -134,9 +138,14 @@ async def test_slash_rewind_goes_back_files_and_conversation_and_a_load_sees_the
         for text in ("just talk", "change things", "change again"):
             await prompt(agent, session_id, text)
         assert (project / "a.txt").read_text() == "three\n"
-        with pytest.raises(Exception, match="3 turns can be rewound, not 4"):
-            await prompt(agent, session_id, "/rewind 4")
+        # A slip is answered in the conversation, as `/rewind abc` is, not refused as a protocol error.
+        assert await prompt(agent, session_id, "/rewind 4") == "end_turn"
+        assert agent_texts(agent, session_id)[-1] == "3 turns can be rewound, not 4"
+        assert (project / "a.txt").read_text() == "three\n"
         assert await prompt(agent, session_id, "/rewind 2") == "end_turn"
+        assert agent_texts(agent, session_id)[-1].startswith(
+            "**Went back 2 turns; the model no longer sees them. Files:**\n- restored `a.txt`"
+        )
         assert (project / "a.txt").read_text() == "one\n" and (project / "b.txt").exists()
         assert not (project / "c.txt").exists()
         await prompt(agent, session_id, "what do you remember?")

@@ -184,7 +184,9 @@ class SpawnedAgent(AgentIO):
         self._transport = _QueueTransport(sink)
         protocol = asyncio.streams.FlowControlMixin()  # gives the StreamWriter its drain()
         writer = asyncio.StreamWriter(self._transport, protocol, None, asyncio.get_running_loop())
-        self.conn = ClientSideConnection(client, writer, self._from_agent)
+        # A client that answers elicitations says so (`eliciting_client`): the SDK routes them only with this flag.
+        unstable = bool(getattr(client, "use_unstable_protocol", False))
+        self.conn = ClientSideConnection(client, writer, self._from_agent, use_unstable_protocol=unstable)
         self.stdin_flushed = anyio.Event()
 
     async def pump_stdout(self) -> None:

@@ -89,6 +89,7 @@ class InprocIO:
         # Every whole message in the order it crossed: ("agent", message) written, ("client", message) sent.
         self.wire: list[tuple[str, dict[str, Any]]] = []
         self._client_partial = b""
+        self._written: anyio.Event | None = None  # set at the agent's next write (`wait_for_message`)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -99,6 +100,17 @@ class InprocIO:
         self.wire += [("agent", message) for message in parsed if message is not None]
         for listener in self._listeners:
             listener(data, parsed)
+        if self._written is not None:
+            self._written.set()
+            self._written = None
+
+    async def wait_for_message(self, match: Callable[[dict[str, Any]], bool], timeout: float = 5.0) -> dict[str, Any]:
+        """The first message the agent wrote that `match`es, waiting (bounded) for it to be written."""
+        with anyio.fail_after(timeout):
+            while (found := next((m for m in self.messages if match(m)), None)) is None:
+                self._written = self._written or anyio.Event()
+                await self._written.wait()
+        return found
 
     def to_agent(self, data: bytes, check: bool = True) -> None:
         if check:
@@ -155,7 +167,9 @@ class InprocAgent:
         self._transport = _ClientTransport(io)
         protocol = asyncio.streams.FlowControlMixin()
         writer = asyncio.StreamWriter(self._transport, protocol, None, asyncio.get_running_loop())
-        self.conn = ClientSideConnection(client, writer, self._from_agent)
+        # A client that answers elicitations says so (`eliciting_client`): the SDK routes them only with this flag.
+        unstable = bool(getattr(client, "use_unstable_protocol", False))
+        self.conn = ClientSideConnection(client, writer, self._from_agent, use_unstable_protocol=unstable)
 
     @property
     def messages(self) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import json
 import os
 import socket
 from typing import Any, TypedDict
@@ -24,6 +25,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
 from mcp.server.stdio import stdio_server
+from pydantic import BaseModel, Field
 
 # The smallest valid PNG (1x1, transparent).
 PIXEL = base64.b64decode(
@@ -106,6 +108,54 @@ def get_header(name: str, ctx: Context) -> str:
     """The value of a header of the HTTP request carrying this call."""
     headers = ctx.headers or {}
     return headers.get(name.lower(), "<unset>")
+
+
+class Visitor(BaseModel):
+    name: str = Field(description="Your name")
+    tea: bool = Field(default=False, description="Tea?")
+
+
+@app.tool()
+async def greet(ctx: Context) -> str:
+    """Ask the user's name (an MCP form elicitation), then greet them."""
+    answer = await ctx.elicit("What is your name?", schema=Visitor)
+    if answer.action == "accept":
+        return f"Hello, {answer.data.name}" + (" (tea)" if answer.data.tea else "")
+    return f"No name: {answer.action}"
+
+
+@app.tool()
+async def stubborn_greet(ctx: Context) -> str:
+    """As greet, but its question outlives a cancelled call (a server that does not pass the cancel on)."""
+    with anyio.CancelScope(shield=True):
+        answer = await ctx.elicit("What is your name?", schema=Visitor)
+    return f"Answer: {answer.action}"
+
+
+@app.tool()
+async def sign_in(ctx: Context) -> str:
+    """Send the user to a sign-in page (an MCP URL elicitation); when they agree, say the step is done."""
+    answer = await ctx.elicit_url("Sign in to Example", "https://auth.example.com/login?state=1", "login-1")
+    if answer.action != "accept":
+        return f"Not signed in: {answer.action}"
+    await ctx.request_context.session.send_elicit_complete("login-1")
+    return "Signed in"
+
+
+@app.tool(annotations=types.ToolAnnotations(read_only_hint=True))
+def elicitation_offered(ctx: Context) -> str:
+    """The elicitation modes the client offered this server, as JSON (null: none)."""
+    offered = ctx.request_context.session.client_capabilities
+    elicitation = offered.elicitation if offered is not None else None
+    return json.dumps(elicitation.model_dump(exclude_none=True) if elicitation is not None else None)
+
+
+@app.tool()
+async def nested_form(ctx: Context) -> str:
+    """Ask with a form ACP cannot show (a nested object)."""
+    schema = {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}
+    answer = await ctx.request_context.session.elicit_form("Where do you live?", schema)
+    return f"Address: {answer.action}"
 
 
 @app.prompt(title="Explain a file")

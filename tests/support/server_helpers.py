@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import anyio
 from acp import PROTOCOL_VERSION, text_block
-from acp.schema import AvailableCommandsUpdate, ClientCapabilities, McpServerStdio
+from acp.schema import AvailableCommandsUpdate, McpServerStdio
 
 from coder_agent.config.settings import Settings
 from tests.support.driving import tool_calls, updates
@@ -55,23 +55,28 @@ async def session(
     directories: list[str] | None = None,
     mcp_servers: list[McpServerStdio] | None = None,
     client: RecordingClient | None = None,
+    load: str | None = None,
 ) -> AsyncIterator[Run]:
-    """A new session in `workspace`: `editor` serves fs and terminal, `bare` offers nothing."""
+    """A new session in `workspace` (or the stored session `load`, loaded there): `editor` serves fs and
+    terminal, `bare` offers nothing."""
     async with anyio.create_task_group() as tg:
-        capabilities: ClientCapabilities | None = None
         if client is None and profile == "editor":
             client = EditorClient(tg, permission)
         elif client is None:
             client = RecordingClient(permission)
-        if isinstance(client, EditorClient):
-            capabilities = EditorClient.capabilities
+        capabilities = getattr(client, "capabilities", None)  # an editor's, or an eliciting client's
         async with inproc_agent(settings, client) as agent:
             with anyio.fail_after(20):
                 await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
-                new = await agent.conn.new_session(
-                    cwd=str(workspace), mcp_servers=mcp_servers or [], additional_directories=directories
-                )
-            run = Run(agent, client, new.session_id)
+                if load is None:
+                    new = await agent.conn.new_session(
+                        cwd=str(workspace), mcp_servers=mcp_servers or [], additional_directories=directories
+                    )
+                    session_id = new.session_id
+                else:
+                    await agent.conn.load_session(session_id=load, cwd=str(workspace), mcp_servers=mcp_servers or [])
+                    session_id = load
+            run = Run(agent, client, session_id)
             if mode is not None:
                 await run.set_mode(mode)
             yield run

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, ValidationError, ValidationInfo, ValidatorFunctionWrapHandler, field_validator
 
 from .base import Wire
+from .elicitation import ElicitationCapabilities, ElicitationMode
 
 
 class Implementation(Wire):
@@ -33,14 +34,20 @@ class ClientCapabilities(Wire):
     terminal: bool = False
     auth: AuthCapabilities = Field(default_factory=AuthCapabilities)
     session: ClientSessionCapabilities | None = None
+    elicitation: ElicitationCapabilities | None = None
 
-    @field_validator("auth", mode="wrap")
+    @field_validator("auth", "elicitation", mode="wrap")
     @classmethod
-    def _no_auth_on_error(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def _default_on_error(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
         try:  # `x-deserialize-default-on-error`
             return handler(value)
         except ValidationError:
-            return AuthCapabilities()
+            return AuthCapabilities() if info.field_name == "auth" else None
+
+    @property
+    def elicitation_modes(self) -> frozenset[ElicitationMode]:
+        """The elicitation modes the client renders (none when it advertised no `elicitation`)."""
+        return self.elicitation.modes() if self.elicitation is not None else frozenset()
 
     @property
     def compaction_updates(self) -> bool:

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...acp.schema import AvailableCommand, AvailableCommandInput, ContentBlock, StopReason, TextContent
-from ...kit.commands import NAME, invocation, with_arguments
+from ...kit.commands import invocation, with_arguments
 
-__all__ = ["NAME", "Command", "CommandServices", "Invocation", "parse", "with_arguments"]
+__all__ = ["Command", "CommandServices", "Invocation", "parse", "with_arguments"]
 
 if TYPE_CHECKING:
     from ..sessions.session import Session
-    from ..workspace.checkpoints import UndoReport
+    from ..workspace.undo import UndoReport
 
 
 class CommandServices:

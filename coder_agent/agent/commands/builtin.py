@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...acp.schema import StopReason
 from ...kit.commands import extra, init_text
 from ...kit.prompts import render
+from ...prestart.command_menu import BUILTIN_MENU
 from ..sessions.session import Session
-from ..workspace.checkpoints import UndoReport
+from ..workspace.file_notes import relative_to, undo_note
 from ..workspace.git import git_answer, git_output
+from ..workspace.undo import UndoReport
 from .base import Command, CommandServices
 
 MAX_DIFF_CHARS = 100_000  # of `/review`'s diff given to the model; the model can read the rest itself
@@ -35,13 +39,8 @@ def _undo_arguments(arguments: str, default: int) -> tuple[int, bool] | None:
     return (int(rest[0]) if rest else default), force
 
 
-def _report(report: UndoReport, what: str) -> str:
-    lines = [f"{what}:"] if report.restored or report.deleted else []
-    lines += [f"  restored {path}" for path in report.restored]
-    lines += [f"  deleted {path} (the turn created it)" for path in report.deleted]
-    lines += [f"  left {path}: changed since (`--force` overwrites it)" for path in report.changed_since]
-    lines += [f"  left {path}: its earlier content was not kept" for path in report.not_kept]
-    return "\n".join(lines) or "No file changes to undo."
+def _report(session: Session, report: UndoReport, what: str, command: str) -> str:
+    return undo_note(report, what, relative_to(session.cwd), command)
 
 
 async def undo(session: Session, arguments: str, services: CommandServices) -> StopReason:
@@ -50,7 +49,8 @@ async def undo(session: Session, arguments: str, services: CommandServices) -> S
         await services.say(session, "Usage: /undo [--force] (puts back the files the last turn changed)")
         return "end_turn"
     report = await services.undo(session, 1, parsed[1])
-    await services.say(session, _report(report, "Undid the last turn's file changes"))
+    done = _report(session, report, "Undid the last turn's file changes", "/undo")
+    await services.say(session, done if not report.nothing else "No file changes to undo.")
     return "end_turn"
 
 
@@ -61,9 +61,9 @@ async def rewind(session: Session, arguments: str, services: CommandServices) ->
         return "end_turn"
     turns, force = parsed
     report = await services.rewind(session, turns, force)
-    plural = "s" if turns != 1 else ""
-    done = _report(report, f"Went back {turns} turn{plural}; the model no longer sees them. Files")
-    await services.say(session, done if not report.nothing else f"Went back {turns} turn{plural}; no file changed.")
+    went = f"Went back {turns} turn{'s' if turns != 1 else ''}; the model no longer sees them"
+    done = _report(session, report, f"{went}. Files:", f"/rewind {turns}")
+    await services.say(session, done if not report.nothing else f"{went}. No file changed.")
     return "end_turn"
 
 
@@ -86,20 +86,16 @@ async def uncommitted_changes(cwd: str) -> str:
     return f"git status --short:\n{shown_status}\n\ngit diff HEAD:\n{text.strip() or '(empty)'}"
 
 
+def _builtin(name: str, **behaviour: Any) -> Command:
+    """A built-in command as the menu lists it (`prestart.command_menu`, which the early stage announces too)."""
+    description, hint = next((d, h) for n, d, h in BUILTIN_MENU if n == name)
+    return Command(name, description, hint, **behaviour)
+
+
 BUILTINS: tuple[Command, ...] = (
-    Command(
-        "compact",
-        "Summarise the conversation so far, to free the model's context window",
-        hint="what to keep in focus (optional)",
-        action=compact,
-    ),
-    Command("init", "Write or update the project's AGENTS.md from what the agent learns of it", expand=init_prompt),
-    Command("review", "Review the uncommitted changes", hint="what to look at (optional)", expand=review_prompt),
-    Command("undo", "Put back the files the last turn changed", hint="--force to overwrite later changes", action=undo),
-    Command(
-        "rewind",
-        "Go back N turns (default 1): their file changes and the conversation",
-        hint="N [--force]",
-        action=rewind,
-    ),
+    _builtin("compact", action=compact),
+    _builtin("init", expand=init_prompt),
+    _builtin("review", expand=review_prompt),
+    _builtin("undo", action=undo),
+    _builtin("rewind", action=rewind),
 )

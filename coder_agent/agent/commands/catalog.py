@@ -27,24 +27,35 @@ class Resolved:
 def prompt_arguments(prompt: SourcePrompt, text: str) -> dict[str, str]:
     """What the user typed after an MCP prompt's name, as its arguments.
 
-    One argument takes the whole text. Several take `name=value` words, or words in order (quotes group
-    words; the last argument takes what is left).
+    One argument takes the whole text. Several take words (quotes group words): `name=value` words name their
+    argument, the other words fill the arguments not named, in order, the last of them taking what is left
+    (`/mcp__docs__summarize README.md style=long` mixes both).
     """
     names = [argument.name for argument in prompt.arguments]
     values: dict[str, str] = {}
     if len(names) == 1 and text:
-        values[names[0]] = text
+        values[names[0]] = text.removeprefix(f"{names[0]}=")
     elif names and text:
         try:
             words = shlex.split(text)
         except ValueError as exc:
             raise InvalidInput(f"Invalid params: /{prompt.name}: {exc}") from exc
-        if all("=" in word and word.split("=", 1)[0] in names for word in words):
-            values = dict(word.split("=", 1) for word in words)
-        else:
-            values = dict(zip(names, words, strict=False))
-            if len(words) > len(names):
-                values[names[-1]] = " ".join(words[len(names) - 1 :])
+        positional: list[str] = []
+        for word in words:
+            name, sep, value = word.partition("=")
+            if sep and name in names and name not in values:
+                values[name] = value
+            else:
+                positional.append(word)
+        free = [name for name in names if name not in values]
+        if positional and not free:
+            raise InvalidInput(
+                f"Invalid params: /{prompt.name}: every argument is named already, so {' '.join(positional)!r} "
+                f"has none to go to (/{prompt.name} {prompt_hint(prompt)})"
+            )
+        values.update(zip(free, positional, strict=False))
+        if len(positional) > len(free):
+            values[free[-1]] = " ".join(positional[len(free) - 1 :])
     missing = [argument.name for argument in prompt.arguments if argument.required and not values.get(argument.name)]
     if missing:
         raise InvalidInput(

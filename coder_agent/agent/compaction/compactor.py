@@ -9,6 +9,7 @@ a failure or a cancel at any point leaves the conversation as it was. The user i
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -25,6 +26,7 @@ from ...acp.schema import (
     UsageUpdate,
 )
 from ...llm.base import Model, ModelError
+from ...llm.messages import ChatMessage
 from ...store.base import StoreError
 from ..client import Client
 from ..errors import AgentError
@@ -38,6 +40,8 @@ log = logging.getLogger(__name__)
 
 TITLE = "Compacting the conversation"
 MIN_GAIN = 0.05  # an automatic compaction summarises at least this share of the window
+# Less than this to summarise (a greeting and its answer) and a summary could not be smaller: no model call.
+MIN_SUMMARISED_TOKENS = 200
 
 
 class CompactionFailed(AgentError):
@@ -46,6 +50,8 @@ class CompactionFailed(AgentError):
 
 @dataclass(frozen=True)
 class Compacted:
+    """A compaction that was shown; `after == before` when it freed nothing and the history stayed as it was."""
+
     turn_start: int | None  # where the turn's request now is in the history
     before: int  # tokens in context, estimated, before and after
     after: int
@@ -101,23 +107,41 @@ class Compactor:
         return turn_start if done is None or done.turn_start is None else done.turn_start
 
     async def compact(
-        self, turn_start: int | None, *, why: str, focus: str | None = None, keep_least: bool = False
+        self,
+        turn_start: int | None,
+        *,
+        why: str,
+        focus: str | None = None,
+        keep_least: bool = False,
+        since: Sequence[str] = (),
     ) -> Compacted | None:
         """Summarise the older turns; None when there is nothing to summarise. Raises `CompactionFailed`.
 
         `keep_least`: keep only what must stay verbatim (the provider refused a request: the window we know
-        of is wrong, or nothing less will do).
+        of is wrong, or nothing less will do). `since`: what happened after the conversation that the model has
+        not been told yet (files undone): the summary must not say otherwise.
         """
         session = self.session
         chosen = plan(session.history, 0 if keep_least else self.keep_tokens(), turn_start)
-        if chosen is None:
+        if chosen is None or estimate_tokens(chosen.older) < MIN_SUMMARISED_TOKENS:
             return None
-        before = self.in_use()
+        # "Before" and "after" are one measure (the estimate): the provider's count of the last call holds more
+        # (its own framing, the tools as it renders them), so comparing it with an estimate would show a
+        # compaction that freed nothing as freeing something, or the other way round.
+        before = self._estimate(session.history)
         compaction_id = new_id(COMPACTION_PREFIX.rstrip("_"))
         await self._started(compaction_id, why, focus)
         try:
-            summary = await summarize(self._model, chosen.older, self.policy.summary_input_tokens, focus)
+            summary = await summarize(self._model, chosen.older, self.policy.summary_input_tokens, focus, since)
             history = chosen.rebuild(summary.text)
+            if self._estimate(history) >= before:  # the summary is no smaller than what it would replace: keep that
+                self._gave_up = True
+                stays = (
+                    f"Nothing to free: a summary of the {len(chosen.older)} earlier messages would take as much "
+                    f"of the context as they do (~{before:,} tokens in use either way). The conversation is unchanged."
+                )
+                await self._ended(compaction_id, "completed", stays, raw={"before": before, "after": before})
+                return Compacted(turn_start, before, before)
             session.replace_history(history)
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True), anyio.move_on_after(5):
@@ -127,7 +151,7 @@ class Compactor:
             message = exc.message if isinstance(exc, ModelError) else f"it could not be saved ({exc})"
             await self._ended(compaction_id, "failed", f"Compaction failed: {message}. The conversation is unchanged.")
             raise CompactionFailed(f"Compaction failed: {message}") from exc
-        after = estimate_tokens(session.model_messages()) + self._tools_tokens
+        after = self._estimate(history)
         session.context_tokens, session.context_mark = after, len(history)
         stats = session.compactions
         stats.count += 1
@@ -145,6 +169,10 @@ class Compactor:
         await session.publish(UsageUpdate(used=after, size=window, cost=cost))
         log.info("compacted %s (%s): ~%d -> ~%d tokens", session.id, why, before, after)
         return Compacted(chosen.turn_start, before, after)
+
+    def _estimate(self, history: list[ChatMessage]) -> int:
+        """The tokens the system prompt, the tools and `history` take, estimated."""
+        return estimate_tokens([*self.session.model_messages()[:1], *history]) + self._tools_tokens
 
     async def _started(self, compaction_id: str, why: str, focus: str | None) -> None:
         start = ToolCallStart(

@@ -92,12 +92,23 @@ async def _ask(model: Model, system: str, request: str, summary: Summary) -> str
 
 
 async def summarize(
-    model: Model, messages: Sequence[ChatMessage], budget_tokens: int, focus: str | None = None
+    model: Model,
+    messages: Sequence[ChatMessage],
+    budget_tokens: int,
+    focus: str | None = None,
+    since: Sequence[str] = (),
 ) -> Summary:
-    """The model's summary of `messages` (raises `ModelError`); `focus`: what the user wants kept above all."""
+    """The model's summary of `messages` (raises `ModelError`); `focus`: what the user wants kept above all;
+    `since`: what happened after them (files the user undid), which the summary must reflect."""
     summary = Summary()
     system = render("compact.md")
     focus_line = f"\nThe user asked to keep this in focus: {focus.strip()}" if focus and focus.strip() else ""
+    if since:
+        happened = " ".join(since)
+        focus_line += (
+            f"\nSince the conversation below, outside it: {happened} The summary must say so: what was undone "
+            "is no longer there."
+        )
     for piece in pieces(messages, budget_tokens):
         previous = (
             f"The summary of the conversation before the part below:\n<summary>\n{summary.text}\n</summary>\n"

@@ -116,7 +116,7 @@ class PermissionRules:
 
     def lookup(self, tool: str, intent: Intent) -> bool | None:
         if intent.command is None:
-            return self.tools.get(tool)
+            return self.tools.get(_tool_key(tool, intent))
         command = (intent.command or "").strip()
         if command_prefix(command) is None:
             return self.exact_commands.get(command)
@@ -128,7 +128,7 @@ class PermissionRules:
 
     def remember(self, tool: str, intent: Intent, allowed: bool) -> None:
         if intent.command is None:
-            self.tools[tool] = allowed
+            self.tools[_tool_key(tool, intent)] = allowed
             return
         command = (intent.command or "").strip()
         prefix = command_prefix(command)
@@ -139,14 +139,28 @@ class PermissionRules:
 
     @staticmethod
     def always_label(tool: str, intent: Intent) -> str:
-        """What an "always" answer covers, for the option's name."""
+        """What an "always" answer covers, for the option's name, in the words the user sees (not tool names)."""
+        if intent.effect == "edit" and intent.command is None:
+            return "file edits"
+        if intent.mcp_tool is not None:
+            server, name = intent.mcp_tool
+            return f"{server}'s `{name}`"
         if intent.command is None:
-            return f"{tool} edits" if intent.effect == "edit" else f"{tool} calls"
+            return f"`{tool}` calls"
         command = (intent.command or "").strip()
         prefix = command_prefix(command)
         if prefix is None:
             return "this exact command"
         return f"`{' '.join(prefix)}` commands"
+
+
+def _tool_key(tool: str, intent: Intent) -> str:
+    """What a session's "always" answer to a call without a command is kept under: file edits are one thing to
+    the user, whichever tool makes them (`write_file`, `edit_file`, `apply_patch`)."""
+    return FILE_EDITS if intent.effect == "edit" else tool
+
+
+FILE_EDITS = "file edits"
 
 
 def decide(
@@ -189,22 +203,24 @@ def decide(
 
 
 def permission_options(tool: str, intent: Intent, lasting: bool = False) -> list[PermissionOption]:
-    """What the user may answer; with `lasting`, "always" answers for the project and for all projects too."""
+    """What the user may answer: allow once, always allow, reject. People choose among those three (the agents
+    they know offer the same); an "always reject", or an "always" for every scope, made six or eight options to
+    read before each call. With `lasting` (the user's rules file can be written), "always" keeps a command prefix
+    or an MCP tool for this project (`rules.toml`); file edits are kept for the session (a project that should
+    take every edit unasked has a mode for it: accept-edits). Rules for other scopes go in `rules.toml` by hand."""
     label = PermissionRules.always_label(tool, intent)
-    scopes = [("", "in this session"), *([("_project", "in this project"), ("_global", "in all projects")] * lasting)]
-    allow = [
-        PermissionOption(option_id=f"allow_always{suffix}", name=f"Always allow {label} {where}", kind="allow_always")
-        for suffix, where in scopes
-    ]
-    reject = [
+    for_project = lasting and not (intent.effect == "edit" and intent.command is None)
+    always = (
         PermissionOption(
-            option_id=f"reject_always{suffix}", name=f"Always reject {label} {where}", kind="reject_always"
+            option_id="allow_always_project", name=f"Always allow {label} in this project", kind="allow_always"
         )
-        for suffix, where in scopes
-    ]
+        if for_project
+        else PermissionOption(
+            option_id="allow_always", name=f"Always allow {label} in this session", kind="allow_always"
+        )
+    )
     return [
         PermissionOption(option_id="allow_once", name="Allow", kind="allow_once"),
-        *allow,
+        always,
         PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
-        *reject,
     ]

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Sequence
 from functools import partial
 
+import anyio
 from pydantic import TypeAdapter, ValidationError
 
 from ...llm.messages import ChatMessage
@@ -18,6 +19,8 @@ from ..permissions.lasting_rules import RuleBook
 from ..workspace.checkpoints import Checkpoints
 from .blobs import expand
 from .claims import SessionClaims
+from .live_locks import LiveLocks
+from .notes import notes_from
 from .repair import looks_interrupted, repair
 from .session import CompactionStats, LastTurn, Session, new_id
 from .transcript import Transcript, message_json
@@ -76,6 +79,8 @@ class Sessions:
         self._claims = claims
         self.live: dict[str, Session] = {}
         self.rule_book: RuleBook | None = None  # the user's lasting permission rules, given to every session
+        checkpoints = self._checkpoint_store()
+        self._locks = LiveLocks(checkpoints.home) if checkpoints is not None else None  # across processes
 
     def _claim(self, session_id: str) -> None:
         if self._claims is not None and not self._claims.claim(session_id):
@@ -84,10 +89,25 @@ class Sessions:
                 "(session/close) or end that connection, then try again",
                 {"sessionId": session_id},
             )
+        if self._locks is not None and not self._locks.hold(session_id):
+            if self._claims is not None:
+                self._claims.release(session_id)
+            raise Busy(
+                f"Invalid params: session {session_id} is open in another agent process; close it there (or end "
+                "that process), then try again",
+                {"sessionId": session_id},
+            )
 
-    def _release(self, session_id: str) -> None:
+    def _release(self, session_id: str, forget: bool = False) -> None:
         if self._claims is not None:
             self._claims.release(session_id)
+        if self._locks is not None:
+            self._locks.release(session_id, forget)
+
+    def release_locks(self) -> None:
+        """The connection has ended (stdio, a headless run): no session is live here any more."""
+        if self._locks is not None:
+            self._locks.release_all()
 
     async def wait_released(self, session_id: str) -> None:
         """Give a connection that is going away the time to let the session go (bounded)."""
@@ -196,7 +216,7 @@ class Sessions:
             rules=_rules_from(record.state.get("rules")),
             cost_usd=float(record.state.get("cost_usd", 0.0)),
             last_turn=_last_turn_from(record.state.get("last_turn")),
-            notes=[str(note) for note in record.state.get("notes", []) if isinstance(note, str)],
+            notes=notes_from(record.state.get("notes")),
             compactions=CompactionStats.from_state(record.state.get("compactions")),
         )
         session.history = self._stored_history(store, session_id)
@@ -269,7 +289,23 @@ class Sessions:
             if self._store is not None:
                 self._store.delete(session_id)
         finally:
-            self._release(session_id)
+            self._release(session_id, forget=True)
+        await anyio.to_thread.run_sync(self._prune_snapshots)
+
+    def _prune_snapshots(self) -> None:
+        """The snapshots of roots no saved or live session names go with the last session that did."""
+        from ..workspace.snapshot_upkeep import prune
+
+        checkpoints = self._checkpoint_store()
+        roots = getattr(self._store, "roots", None)
+        if checkpoints is None or roots is None:
+            return
+        try:
+            in_use = set(roots()) | {root for session in self.live.values() for root in session.roots}
+        except StoreError as exc:
+            log.warning("snapshots not pruned: %s", exc)
+            return
+        prune(checkpoints.home, in_use)
 
     def cancel_turns(self) -> None:
         """Cancel every turn running, as `session/cancel` does (the client is gone)."""

@@ -14,6 +14,7 @@ from ..permissions.gate import DEFAULT_MODE, PermissionRules
 from ..permissions.lasting_rules import RuleBook
 from ..tool_source import ToolSource
 from ..workspace.checkpoints import Checkpoints
+from .notes import Note
 from .transcript import Transcript
 
 TURN_STOP_TIMEOUT = 10.0  # how long closing a session waits for its cancelled turn to clean up
@@ -75,7 +76,7 @@ class Session:
     tool_source: ToolSource | None = None  # the session's MCP servers, say
     last_turn: LastTurn | None = None
     checkpoints: Checkpoints | None = None  # its turns' files, kept for undo
-    notes: list[str] = field(default_factory=list)  # for the model, with the next prompt (what was undone ...)
+    notes: list[Note] = field(default_factory=list)  # for the model, with the next prompt sent it (`notes.py`)
     deleted: bool = False
     # Tokens in context at the last model call (its usage), which saw `history[:context_mark]`; None: not measured
     context_tokens: int = 0

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 def builtin_tools() -> list[Tool[Any]]:
     from .apply_patch import ApplyPatch
+    from .ask_user import AskUser
     from .edit_file import EditFile
     from .list_dir import ListDir
     from .read_file import ReadFile
@@ -22,4 +23,7 @@ def builtin_tools() -> list[Tool[Any]]:
     from .todo import TodoWrite
     from .write_file import WriteFile
 
-    return [ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()]
+    return [
+        *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()),
+        AskUser(),
+    ]

@@ -108,6 +108,10 @@ class ToolContext:
     progress: Callable[[list[ToolCallContent]], Awaitable[None]]
     # About to write `path` (old text -> new text; None: absent): the turn's checkpoint keeps the old first.
     before_write: Callable[[str, str | None, str | None], None] = lambda path, old, new: None
+    # The running call's id, as the editor knows it: a question asked during the call is tied to it.
+    tool_call_id: str = ""
+    # Wrote (or deleted) `path`: the turn's checkpoint reads back what the write left.
+    after_write: Callable[[str], Awaitable[None]] | None = None
 
     def resolve(self, path: str) -> str:
         """An absolute, normalised path; relative paths are taken from the session's cwd."""
@@ -176,4 +180,6 @@ async def apply_changes(changes: Sequence[FileChange], ctx: ToolContext) -> Tool
             await ctx.files.write_text(change.path, change.new_text)
             verb = "created" if change.old_text is None else "updated"
             done.append(f"{verb} {ctx.display(change.path)}")
+        if ctx.after_write is not None:
+            await ctx.after_write(change.path)
     return ToolResult(output="; ".join(done) or "no changes", content=[change.diff() for change in changes])

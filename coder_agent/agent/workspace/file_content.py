@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ...kit.untrusted import Refused, read_capped
 
@@ -39,6 +39,8 @@ class Content:
     exists: bool = True
     size: int | None = None  # bytes, when known
     withheld: str | None = None
+    mode: int | None = field(default=None, compare=False)  # a file's permission bits, when known
+    link: str | None = None  # a symbolic link's target, when the file is one (and was not followed)
 
     @property
     def known(self) -> bool:
@@ -46,9 +48,12 @@ class Content:
         return not self.exists or self.data is not None
 
     def same_as(self, other: Content) -> bool:
-        """Known to hold the same (both absent, or the same bytes); a withheld side is never known to be the same."""
+        """Known to hold the same (both absent, the same bytes, or links to the same place); a withheld side is
+        never known to be the same. Modes are not compared."""
         if not self.exists or not other.exists:
             return self.exists == other.exists
+        if self.link is not None or other.link is not None:
+            return self.link == other.link
         return self.data is not None and self.data == other.data
 
 
@@ -71,11 +76,21 @@ def of_bytes(data: bytes | None, cap: int = MAX_TAKEN_BYTES) -> Content:
     return Content(data, size=len(data)) if len(data) <= cap else too_large(len(data))
 
 
+def link_content(target: str) -> Content:
+    """A symbolic link, as the agent keeps it: its target, never followed."""
+    return Content(size=len(os.fsencode(target)), withheld=f"a link to {target}: not followed", link=target)
+
+
 def take(
-    path: str, roots: Sequence[str] | None = None, cap: int = MAX_TAKEN_BYTES, past_cap: str = TOO_LARGE
+    path: str,
+    roots: Sequence[str] | None = None,
+    cap: int = MAX_TAKEN_BYTES,
+    past_cap: str = TOO_LARGE,
+    follow: bool = True,
 ) -> Content:
     """What the file at `path` holds now, read only when it is (or links to) a regular file of at most `cap` bytes
-    inside `roots` (None: anywhere); `past_cap` says why a larger one was not. Blocking: run it in a worker thread."""
+    inside `roots` (None: anywhere); `past_cap` says why a larger one was not. `follow=False`: a link is the link
+    (its target), whatever it leads to. Blocking: run it in a worker thread."""
     try:
         info = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -83,8 +98,11 @@ def take(
     except OSError as exc:
         return Content(withheld=f"it could not be looked at: {exc.strerror or exc}")
     link = stat.S_ISLNK(info.st_mode)
+    if link and not follow:
+        return link_content(_target(path))
+    mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
     if not link and stat.S_ISREG(info.st_mode) and info.st_size > cap:
-        return too_large(info.st_size, past_cap)  # not opened at all: a size past the cap says enough
+        return replace(too_large(info.st_size, past_cap), mode=mode)  # not opened: a size past the cap says enough
     try:
         capped = read_capped(path, cap, roots)
     except OSError as exc:  # `Refused` too
@@ -96,8 +114,8 @@ def take(
             return Content(withheld=exc.why)
         return Content(withheld=f"it could not be read: {exc.strerror or exc}")
     if capped.cut:  # larger than the cap (a link's target, or a file that grew since the look)
-        return too_large(capped.size, past_cap)
-    return Content(capped.data, size=len(capped.data))
+        return replace(too_large(capped.size, past_cap), mode=mode)
+    return Content(capped.data, size=len(capped.data), mode=mode)
 
 
 def _target(link: str) -> str:

@@ -1,19 +1,19 @@
-"""Whether anything under a root changed since a moment: Linux inotify on every folder of the root.
+"""Whether anything under a root changed since a moment, and what: Linux inotify on every folder of the root.
 
-Seeing what a command changed takes a look at the root before and after it (`changes.py`: `git status`, or a
-walk). With a watch on every folder, a look can be reused for as long as no event arrived: the look before a
-command is the last one when nothing happened since (a user's edit in between is an event, so it is never
-taken for the command's), and the look after it is the one before when the command wrote nothing. Outside git,
-where a look is a walk of every file, the events also say which files to look at again (`since`): a walk is
-only made again when a folder or a `.gitignore` changed. The kernel queues an event when the write is made, so
+A snapshot of a root (`snapshots.py`) is a pass over its files. With a watch on every folder, a snapshot can be
+reused for as long as no event arrived: the snapshot before a command is the last one when nothing happened
+since (a user's edit in between is an event, so it is never taken for the command's), and the one after it is
+the one before when the command wrote nothing. The events also say which paths to look at again (`since`):
+files, and folders made or removed; only a change of a `.gitignore` (or of a `.git`: a repository made or
+removed inside the root) asks for a look at everything. The kernel queues an event when the write is made, so
 once a command has exited, its events are there to read.
 
 Every event counts, ignored files' included (they only cost a look). A watch that cannot be trusted is
-dropped and the looks are made as before: not Linux, a file system whose changes inotify may not see (network
-and FUSE file systems), more folders than `MAX_FOLDERS`, the kernel's watch limit, a queue overflow, the root
-itself removed or moved, a git folder that is not a plain `.git` folder in the work tree. What inotify never
-sees: writes through a shared memory map (`mmap`), which no command of the usual kind makes.
-Stdlib only (ctypes).
+dropped and every snapshot asks git what changed: not Linux, a file system whose changes inotify may not see
+(network and FUSE file systems), more folders than `MAX_FOLDERS`, the kernel's watch limit, a queue overflow,
+the root itself removed or moved. Git folders are not watched (what a command commits changes no file of the
+work tree). What inotify never sees: writes through a shared memory map (`mmap`), which no command of the usual
+kind makes. Stdlib only (ctypes).
 """
 
 from __future__ import annotations
@@ -91,12 +91,12 @@ def _lib() -> _Libc:
 
 
 class RootEvents:
-    """The events under one root (and its git folder's state); `generation` counts the drains that saw any."""
+    """The events under one root; `generation` counts the drains that saw any."""
 
-    def __init__(self, root: str, git_dir: str | None) -> None:
+    def __init__(self, root: str) -> None:
         self.root = root
         self.generation = 0
-        # per drain that saw events: (its generation, the files named, whether folders or ignore rules changed)
+        # per drain that saw events: (its generation, the paths named, whether ignore rules or repositories changed)
         self._log: list[tuple[int, frozenset[str], bool]] = []
         self._forgotten = 0  # the drains up to this generation are no longer in the log
         self._paths: set[str] = set()
@@ -114,11 +114,6 @@ class RootEvents:
             self._root_wd = self._watch_tree(root, follow=True)  # a session may name its folder by a symlink
             if self._root_wd < 0:
                 raise Unwatchable("the root is not a folder")
-            if git_dir is not None:
-                for folder in (git_dir, os.path.join(git_dir, "info")):  # HEAD, index, packed-refs; exclude
-                    if os.path.isdir(folder):
-                        self._watch(folder)
-                self._watch_tree(os.path.join(git_dir, "refs"))  # a commit moves a branch
         except BaseException:
             os.close(self._fd)
             raise
@@ -137,8 +132,7 @@ class RootEvents:
         return wd
 
     def _watch_tree(self, top: str, follow: bool = False) -> int:
-        """Watch `top` and every folder under it (symlinked folders are not followed; git folders are not: the
-        work tree's own is watched apart, for what changes what git calls clean)."""
+        """Watch `top` and every folder under it (symlinked folders are not followed; git folders are not)."""
         first = self._watch(top, follow)
         for folder, names, _ in os.walk(top):
             names[:] = [name for name in names if name != ".git"]
@@ -168,8 +162,9 @@ class RootEvents:
                     self._forgotten = self._log.pop(0)[0]
 
     def since(self, generation: int) -> tuple[frozenset[str], bool] | None:
-        """The files events named after `generation` (up to now: the last drain), and whether a folder or a
-        `.gitignore` was among them (then only a new look is right); None when that is no longer known."""
+        """The paths events named after `generation` (up to now: the last drain: files, and folders made or
+        removed), and whether a `.gitignore` or a `.git` was among them (then only a look at everything is
+        right); None when that is no longer known."""
         with self._lock:
             if generation < self._forgotten:
                 return None
@@ -189,35 +184,31 @@ class RootEvents:
             folder = self._folders.get(wd)
             if mask & _IN_IGNORED:
                 self._folders.pop(wd, None)
-            if folder is None or not name or mask & (_IN_ISDIR | _IN_IGNORED) or name == b".gitignore":
+            if folder is None or name in (b".gitignore", b".git"):
                 self._structural = True
-            else:
+            elif name:  # a file, or a folder made, moved or removed (the folder's own events name nothing)
                 self._paths.add(os.path.join(folder, os.fsdecode(name)))
             if folder is not None and mask & _IN_ISDIR and mask & (_IN_CREATE | _IN_MOVED_TO):
                 self._watch_tree(os.path.join(folder, os.fsdecode(name)))
 
 
-# (root, its git work tree's top folder): a root found in another work tree since is watched anew
-_watched: dict[tuple[str, str | None], RootEvents] = {}
-_unwatchable: dict[tuple[str, str | None], str] = {}  # why (said once in the log)
+_watched: dict[str, RootEvents] = {}
+_unwatchable: dict[str, str] = {}  # why (said once in the log)
 _registry_lock = threading.Lock()
 
 
-def events(root: str, top: str | None) -> RootEvents | None:
-    """The events under `root` (in the git work tree `top`, if any), drained; watched from the first call on.
-    None when the root cannot be watched. Blocking (a first call walks the root): call it in a worker thread.
+def events(root: str) -> RootEvents | None:
+    """The events under `root`, drained; watched from the first call on. None when the root cannot be watched.
+    Blocking (a first call walks the root): call it in a worker thread.
     """
-    key = (root, top)
+    key = root
     with _registry_lock:
         watched = _watched.get(key)
         if watched is None:
             if key in _unwatchable:
                 return None
             try:
-                git_dir = None if top is None else os.path.join(top, ".git")
-                if git_dir is not None and not os.path.isdir(git_dir):
-                    raise Unwatchable("its git folder is elsewhere (a linked work tree or a submodule)")
-                watched = RootEvents(root, git_dir)
+                watched = RootEvents(root)
             except (Unwatchable, OSError) as exc:
                 _unwatchable[key] = str(exc)
                 log.info("not watching %s for changes (every command looks at it): %s", root, exc)
@@ -234,7 +225,7 @@ def events(root: str, top: str | None) -> RootEvents | None:
     return watched
 
 
-def forget(key: tuple[str, str | None]) -> None:
+def forget(key: str) -> None:
     with _registry_lock:
         watched = _watched.pop(key, None)
         _unwatchable.pop(key, None)
