@@ -33,9 +33,10 @@ class ToolCallBegin:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    prompt_tokens: int
+    prompt_tokens: int  # all of them, those read from the provider's prompt cache included
     completion_tokens: int
     cost_usd: float | None = None
+    cache_read_tokens: int = 0  # of the prompt tokens, those read from the cache (priced at their own rate)
 
 
 @dataclass(frozen=True, slots=True)
