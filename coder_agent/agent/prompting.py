@@ -16,6 +16,7 @@ import anyio
 
 from ..acp.schema import AgentMessageChunk, ContentBlock, SessionInfoUpdate, StopReason, TextContent, UserMessageChunk
 from ..kit.unicode import scrub
+from ..llm import cache_key
 from ..llm.base import Model, ModelError
 from ..llm.messages import TextPart
 from .activity import Activity
@@ -117,7 +118,7 @@ class Turns(CommandServices):
 
     async def prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:
         """Run one turn; raises `AgentError`s (and `ModelError`) the client should be told about."""
-        with self.activity.turn():
+        with self.activity.turn(), cache_key.for_session(session.id):  # the session's calls share one cache key
             return await self._prompt(session, blocks)
 
     async def _prompt(self, session: Session, blocks: Sequence[ContentBlock]) -> StopReason:

@@ -22,6 +22,7 @@ from .base import ModelEvent
 from .direct_model import DirectModel, discard_early
 from .litellm_model import LiteLLMModel
 from .messages import ChatMessage
+from .responses_model import responses_model_for
 from .wire import price_map
 from .wire.anthropic_request import NeedsLiteLLM
 from .wire.config import ModelConfig
@@ -40,10 +41,14 @@ class FastStartModel:
     async def stream(
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()
     ) -> AsyncGenerator[ModelEvent, None]:
-        direct = await self.direct(messages, tools)
-        if direct is None:
-            if early_call.pending():
-                discard_early(f"{self.config.model} goes through litellm")
+        # GPT-5 and o-series models speak the Responses API for the whole session, never litellm (issue 23).
+        responses = await responses_model_for(self.config)
+        direct = None if responses is not None else await self.direct(messages, tools)
+        if direct is None and early_call.pending():
+            discard_early(f"{self.config.model} goes through {'the Responses API' if responses else 'litellm'}")
+        if responses is not None:
+            events = responses.stream(messages, tools)
+        elif direct is None:
             events = self._litellm.stream(messages, tools)
         else:
             model, request = direct

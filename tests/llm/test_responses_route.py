@@ -3,14 +3,22 @@ every GPT-5 and o-series model of litellm's map, priced with their cached tokens
 
 from __future__ import annotations
 
+from contextlib import aclosing
 from types import ModuleType
 
+import anyio
 import pytest
 
+from coder_agent.llm.base import TextDelta
+from coder_agent.llm.fast_start import FastStartModel
+from coder_agent.llm.messages import TextPart, UserMessage
 from coder_agent.llm.wire import price_map
 from coder_agent.llm.wire.cache_pricing import cost_with_cache, plain
+from coder_agent.llm.wire.config import ModelConfig
 from coder_agent.llm.wire.price_map import PriceMap
 from coder_agent.llm.wire.responses_route import ResponsesRoute, responses_route
+from coder_agent.scripted.script import Reply
+from coder_agent.scripted.server import ScriptedModelServer
 
 BASE = "http://127.0.0.1:8000/v1"
 # (prompt, completion, cached, reasoning) tokens: cached or not, reasoning or not, below and past a price tier
@@ -117,3 +125,19 @@ def test_every_model_of_the_wire_is_priced_with_its_cached_tokens_as_litellm_pri
             expected = sum(litellm.cost_per_token(model=model, usage_object=usage))
             ours = cost_with_cache(found.prices, prompt, completion, cached, reasoning)
             assert ours == pytest.approx(expected, rel=1e-9, abs=1e-15), (model, prompt, completion, cached)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("model", ["openai/gpt-5-mini", "openai/o3"])
+async def test_the_models_calls_take_the_responses_wire_even_once_litellm_is_loaded(model: str) -> None:
+    """No mid-session hand-over: litellm would send these to Chat Completions, where their reasoning is lost."""
+    with ScriptedModelServer([Reply.text("mine")]) as srv:
+        config = ModelConfig(model=model, api_base=srv.url, api_key="sk-test", max_retries=0)
+        with anyio.fail_after(30):
+            async with aclosing(
+                FastStartModel(config, litellm_ready=lambda: True).stream([UserMessage(parts=[TextPart(text="hi")])])
+            ) as events:
+                texts = [event.text async for event in events if isinstance(event, TextDelta)]
+    assert texts == ["mine"]
+    sent = [(request.path, request.headers["user-agent"].split("/")[0]) for request in srv.requests]
+    assert sent == [("/v1/responses", "python-httpx")]

@@ -46,8 +46,8 @@ def test_these_go_direct_to_the_url_litellm_would_use(
 @pytest.mark.parametrize(
     ("model", "api_base"),
     [
-        ("openai/o3-mini", None),  # o-series: renamed parameters, system messages as user messages
-        ("openai/gpt-5", None),  # GPT-5: its own parameter rules and a bridge to the Responses API
+        ("openai/o3-mini", None),  # o-series and GPT-5: the Responses API (test_responses_route.py)
+        ("openai/gpt-5", None),
         ("gpt-4o", BASE),  # a bare name with an api_base: litellm may pick the provider from the URL
         ("gemini/gemini-2.5-pro", None),
         ("openrouter/openai/gpt-4o", None),

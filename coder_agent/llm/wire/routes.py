@@ -120,8 +120,7 @@ def direct_route(config: ModelConfig, prices: PriceMap, environ: Mapping[str, st
 def _openai(config: ModelConfig, name: str, prices: PriceMap, environ: Mapping[str, str]) -> Route | None:
     if any(_env(environ, variable) for variable in _OPENAI_UNSURE_ENV):
         return None
-    # o-series and GPT-5 models have their own rules in litellm (renamed parameters, system messages,
-    # a bridge to the Responses API): they wait for it.
+    # o-series and GPT-5 models speak the Responses API (`responses_route.py`), not this wire.
     if len(name) > 1 and name[0] == "o" and name[1].isdigit():
         return None
     if "gpt-5" in name or "gpt-6" in name:

@@ -1,0 +1,73 @@
+"""`coder-agent acp` on `openai/gpt-5-mini`: two turns with a tool call over OpenAI's Responses API, under the
+official SDK client (every line the agent writes checked against the ACP schema)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from acp import PROTOCOL_VERSION, text_block
+
+from coder_agent.scripted.script import FinishStep, ReasoningStep, Reply, TextStep, UsageStep, tool_call
+from coder_agent.scripted.server import ScriptedModelServer
+from tests.support.acp_client import spawn_agent
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, texts, updates
+from tests.support.driving import tool_calls
+from tests.support.editor_client import EditorClient
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+
+
+def thinking(thought: str, *steps: Any, finish: Any = "stop") -> Reply:
+    usage = UsageStep(prompt_tokens=900, completion_tokens=60, reasoning_tokens=40)
+    return Reply(steps=[ReasoningStep(pieces=[thought]), *steps, FinishStep(finish_reason=finish), usage])
+
+
+async def test_two_turns_with_a_tool_call_keep_the_reasoning_and_show_the_thinking(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path
+) -> None:
+    (workspace / "todo.txt").write_text("ship it\n")
+    srv.enqueue(
+        thinking(
+            "I should read the file.", tool_call("read_file", {"path": "todo.txt"}, id="call_todo"), finish="tool_calls"
+        ),
+        thinking("It is short.", TextStep(pieces=["It says ", "ship it."])),
+        thinking("Recall turn one.", TextStep(pieces=["You asked about todo.txt."])),
+    )
+    env = agent_env(CODER_AGENT_MODEL="openai/gpt-5-mini")
+    async with anyio.create_task_group() as tg:
+        client = EditorClient(tg)
+        async with spawn_agent(env, client=client, cwd=workspace) as agent:
+            with anyio.fail_after(FIRST_PROMPT_TIMEOUT):
+                await agent.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=client.capabilities)
+                session_id = (await agent.conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+                first = await agent.conn.prompt(session_id=session_id, prompt=[text_block("What is in todo.txt?")])
+                second = await agent.conn.prompt(session_id=session_id, prompt=[text_block("What did I ask?")])
+            thoughts = texts(updates(agent, session_id, "agent_thought_chunk"))
+            said = "".join(texts(updates(agent, session_id, "agent_message_chunk")))
+            [read] = tool_calls(agent).values()
+        tg.cancel_scope.cancel()
+    assert (first.stop_reason, second.stop_reason) == ("end_turn", "end_turn")
+    assert thoughts == ["I should read the file.", "It is short.", "Recall turn one."]
+    assert "It says ship it." in said and "You asked about todo.txt." in said
+    assert read["statuses"][-1] == "completed"
+    assert [request.path for request in srv.requests] == ["/v1/responses"] * 3
+    bodies = [request.body for request in srv.requests]
+    turn2 = bodies[2]["input"]
+    reasoning = [item for item in turn2 if item["type"] == "reasoning"]
+    # turn 1 thought twice (before its call, before its answer): both go back in turn 2, encrypted, in place
+    assert len(reasoning) == 2 and all(item["encrypted_content"].startswith("enc_") for item in reasoning)
+    kinds = [item["type"] for item in turn2]
+    assert kinds == [
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "message",
+        "message",
+    ]
+    assert {body["prompt_cache_key"] for body in bodies} == {session_id}
+    assert all(body["store"] is False for body in bodies)
