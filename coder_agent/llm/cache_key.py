@@ -26,6 +26,5 @@ def for_session(session_id: str) -> Iterator[None]:
 
 
 def current() -> str | None:
-    """The key for a call made now: the session's id (at most 64 characters, as OpenAI allows), or None."""
-    session_id = _session.get()
-    return session_id[:64] if session_id else None
+    """The key for a call made now: the id of the session it is made for, or None."""
+    return _session.get()

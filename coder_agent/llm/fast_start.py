@@ -44,8 +44,8 @@ class FastStartModel:
         # GPT-5 and o-series models speak the Responses API for the whole session, never litellm (issue 23).
         responses = await responses_model_for(self.config)
         direct = None if responses is not None else await self.direct(messages, tools)
-        if direct is None and early_call.pending():
-            discard_early(f"{self.config.model} goes through {'the Responses API' if responses else 'litellm'}")
+        if responses is None and direct is None and early_call.pending():
+            discard_early(f"{self.config.model} goes through litellm")
         if responses is not None:
             events = responses.stream(messages, tools)
         elif direct is None:

@@ -19,9 +19,11 @@ from typing import Any
 
 import anyio
 
-from ..prestart import raw_http
+from ..prestart import early_call, raw_http
+from ..prestart.early_call import EarlyCall
 from . import cache_key, http_client
-from .base import Completion, ModelError, ModelEvent, Usage
+from .adopted import AdoptedResponse
+from .base import Completion, ModelError, ModelEvent, TextDelta, Usage
 from .errors import (
     ProviderHTTPError,
     ProviderUnreachable,
@@ -37,7 +39,6 @@ from .wire import price_map
 from .wire.cache_pricing import cost_with_cache
 from .wire.config import ModelConfig
 from .wire.price_map import PriceMap
-from .wire.responses_request import responses_body
 from .wire.responses_route import ResponsesRoute, responses_name, responses_route
 from .wire.sse import sse_events
 
@@ -76,15 +77,12 @@ class ResponsesModel:
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]], summary: bool = True
     ) -> dict[str, Any]:
         route = self.route
-        return responses_body(
-            route.model,
+        return route.body(
+            self.config,
             [provider_form(message) for message in messages],
             tools,
-            reasoning=route.reasoning,
-            effort=self.config.reasoning_effort,
-            summary=summary and (route.url, route.model) not in _NO_SUMMARY,
-            max_tokens=self.config.max_tokens,
             cache_key=cache_key.current(),
+            summary=summary and (route.url, route.model) not in _NO_SUMMARY,
         )
 
     async def stream(
@@ -117,8 +115,10 @@ class ResponsesModel:
 
     async def _stream_once(self, body: Callable[[bool], bytes]) -> AsyncGenerator[ModelEvent, None]:
         sent = body(True)
+        early = self._take_early(sent)
         try:
-            async with aclosing(self._post(sent)) as events:
+            calls = self._post(sent) if early is None else self._stream_adopted(early)
+            async with aclosing(calls) as events:
                 async for event in events:
                     yield event
         except ResponsesHTTPError as exc:
@@ -156,9 +156,8 @@ class ResponsesModel:
             # Read to the end of the body (the connection then serves the next call), but a failure after the
             # terminal event loses nothing of the reply.
             try:
-                async for _name, data in sse_events(response.aiter_bytes()):
-                    for event in reader.add(data):
-                        yield event
+                async for event in _events(response, reader, []):
+                    yield event
             except httpx.TimeoutException as exc:
                 if reader.finish_reason is None:
                     raise StreamStalled(str(exc)) from exc
@@ -167,6 +166,47 @@ class ResponsesModel:
                     raise StreamDropped(str(exc)) from exc
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                await response.aclose()
+        yield self._completion(reader)
+
+    def _take_early(self, body: bytes) -> EarlyCall | None:
+        """The early first call (`prestart.early_call`), when it sent exactly this request."""
+        call = early_call.claim() if early_call.pending() else None
+        if call is None:
+            return None
+        if call.url != self.route.url or call.body != body:
+            shown = sum(map(len, call.shown))
+            log.error(
+                "the early first call was not taken over: the turn's first request differs (%d bytes, not %d); "
+                "the %d characters it showed are not in the history",
+                len(body),
+                len(call.body),
+                shown,
+            )
+            call.response.close()
+            return None
+        return call
+
+    async def _stream_adopted(self, call: EarlyCall) -> AsyncGenerator[ModelEvent, None]:
+        """The early first call's reply, read on: the text it showed comes out first, at once, marked as shown
+        (`TextDelta.shown`: the user saw it, so the turn keeps it and never retries it); the parse from the start
+        then checks it and goes on after it."""
+        for text in call.shown:
+            yield TextDelta(text, shown=call.message_id)
+        response = AdoptedResponse(call.response)
+        reader = ResponsesReader()
+        try:
+            await response.start()
+            if response.status_code >= 400:
+                raise await _http_error(response)
+            try:
+                async for event in _events(response, reader, list(call.shown)):
+                    yield event
+            except (StreamStalled, StreamDropped):
+                if reader.finish_reason is None:
+                    raise
+        finally:
+            with anyio.CancelScope(shield=True):
                 await response.aclose()
         yield self._completion(reader)
 
@@ -183,6 +223,18 @@ class ResponsesModel:
                 )
             usage = Usage(counts.input_tokens, counts.output_tokens, cost, counts.cached_tokens)
         return Completion(message=message, finish_reason=finish_reason, usage=usage)
+
+
+async def _events(response: Any, reader: ResponsesReader, shown: list[str]) -> AsyncGenerator[ModelEvent, None]:
+    """The events of a response's body; the first text deltas, when they are the `shown` ones, left out."""
+    async for _name, data in sse_events(response.aiter_bytes()):
+        for event in reader.add(data):
+            if shown and isinstance(event, TextDelta):
+                if event.text != shown[0]:
+                    log.error("the early first call showed %r where the reply has %r", shown[0], event.text)
+                shown.pop(0)
+                continue
+            yield event
 
 
 def _summary_refused(exc: ResponsesHTTPError) -> bool:

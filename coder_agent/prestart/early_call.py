@@ -146,7 +146,39 @@ def anthropic_text(data: str) -> str | None:
     return text or SKIP
 
 
-TEXT_OF: dict[str, Callable[[str], str | None]] = {"openai": openai_text, "anthropic": anthropic_text}
+# The Responses API's events before and around a message's text, which carry none of the reply.
+_RESPONSES_SKIPPED = ("response.created", "response.in_progress", "response.content_part.added")
+
+
+def responses_text(data: str) -> str | None:
+    """As `openai_text`, for a Responses API event, as `ResponsesReader` reads it: a message item's start and its
+    `output_text.delta`s show text; any other item (reasoning, a tool call), the end of the message, an error or an
+    event not known here stops."""
+    try:
+        event = json.loads(data)
+    except ValueError:
+        return STOP
+    if not isinstance(event, dict):
+        return STOP
+    kind = event.get("type")
+    if kind in _RESPONSES_SKIPPED:
+        return SKIP
+    if kind == "response.output_item.added":
+        item = event.get("item")
+        return SKIP if isinstance(item, dict) and item.get("type") == "message" else STOP
+    if kind != "response.output_text.delta":
+        return STOP
+    text = event.get("delta")
+    if not isinstance(text, str):
+        return STOP
+    return text or SKIP
+
+
+TEXT_OF: dict[str, Callable[[str], str | None]] = {
+    "openai": openai_text,
+    "anthropic": anthropic_text,
+    "responses": responses_text,  # OpenAI's Responses API (`llm.wire.responses_route`)
+}
 
 
 def stream_text(

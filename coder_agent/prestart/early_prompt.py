@@ -31,6 +31,7 @@ from .early_session import EarlySession
 if TYPE_CHECKING:
     from ..llm.wire.config import ModelConfig
     from ..llm.wire.price_map import PriceMap
+    from ..llm.wire.responses_route import ResponsesRoute
     from ..llm.wire.routes import Route
 
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
@@ -42,7 +43,7 @@ class Prep:
 
     def __init__(self) -> None:
         self.config: ModelConfig | None = None
-        self.route: Route | None = None
+        self.route: Route | ResponsesRoute | None = None
         self.prices: PriceMap | None = None
         self.specs: list[dict[str, Any]] = []
         self.tls: Any = None
@@ -69,7 +70,12 @@ class Prep:
         prices = price_map.loaded() or price_map.partial(route_keys(found.config.model))  # ~1 ms, not ~30
         if prices is None:
             return
-        route = direct_route(found.config, prices, environ)
+        route: Route | ResponsesRoute | None = direct_route(found.config, prices, environ)
+        if route is None:  # GPT-5 and o-series: OpenAI's Responses API (issue 23)
+            from ..llm.wire.responses_route import responses_route
+
+            config = found.config
+            route = responses_route(config.model, config.api_base, config.api_key, prices, environ)
         if route is None or route.api_key is None:
             return
         if route.url.startswith("https:"):
@@ -142,13 +148,22 @@ def _prompt_text(params: dict[str, Any], session_id: str) -> str | None:
     return "\n\n".join(texts)
 
 
-def request_body(prep: Prep, system_text: str, user_text: str) -> bytes:
-    """The body `DirectModel.request` makes for [system, user] with the built-in tools, as it sends it."""
-    from ..llm.wire.routes import route_body
+def request_body(prep: Prep, system_text: str, user_text: str, session_id: str = "") -> bytes:
+    """The body `DirectModel.request` (or `ResponsesModel.request`, which keys the prompt cache by the session) makes
+    for [system, user] with the built-in tools, as it sends it."""
+    from ..llm.wire.routes import Route, route_body
 
     assert prep.route is not None and prep.config is not None and prep.prices is not None
     messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]
+    if not isinstance(prep.route, Route):
+        return json.dumps(prep.route.body(prep.config, messages, prep.specs, cache_key=session_id)).encode()
     return json.dumps(route_body(prep.route, prep.config, prep.prices, messages, prep.specs)).encode()
+
+
+def request_headers(route: Route | ResponsesRoute) -> dict[str, str]:
+    from ..llm.wire.routes import Route, route_headers
+
+    return route_headers(route) if isinstance(route, Route) else route.request_headers()
 
 
 def _chunk(session_id: str, message_id: str, text: str) -> dict[str, Any]:
@@ -190,9 +205,8 @@ def run(
     if prep is None or prep.route is None or prep.config is None or system_prompt is None:
         return kept
     from ..kit.prompts import system_text
-    from ..llm.wire.routes import route_headers
 
-    body = request_body(prep, system_text(system_prompt, session.mode), text)
+    body = request_body(prep, system_text(system_prompt, session.mode), text, session.id)
     assert request is not None
     if all(set(block) == {"type", "text"} for block in request[1]["prompt"]):
         # Taken: should the input end now, the early stage keeps this turn as the full agent would (`early_exit`)
@@ -212,7 +226,7 @@ def run(
 
     try:
         response = raw_http.post(
-            prep.route.url, route_headers(prep.route), body, prep.config.timeout, prep.tls, wait=reach
+            prep.route.url, request_headers(prep.route), body, prep.config.timeout, prep.tls, wait=reach
         )
     except (OSError, ValueError, raw_http.Interrupted):
         return kept  # the full agent makes the call: it reaches the same failure, and reports it

@@ -12,9 +12,10 @@ from acp import PROTOCOL_VERSION, text_block
 
 from coder_agent.scripted.script import FinishStep, ReasoningStep, Reply, TextStep, UsageStep, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
-from tests.support.acp_client import spawn_agent
+from tests.support.acp_client import raw_agent, spawn_agent
 from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, texts, updates
 from tests.support.driving import tool_calls
+from tests.support.early_stage import chunks, held_env, held_messages, reply_to, start
 from tests.support.editor_client import EditorClient
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -71,3 +72,35 @@ async def test_two_turns_with_a_tool_call_keep_the_reasoning_and_show_the_thinki
     ]
     assert {body["prompt_cache_key"] for body in bodies} == {session_id}
     assert all(body["store"] is False for body in bodies)
+
+
+async def test_the_first_reply_streams_before_the_runtime_is_imported_and_the_turn_takes_the_call_over(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    """The early first call speaks the Responses API too: its text is shown while the runtime's import is held,
+    and the runtime's first call takes that same request over (one request, byte for byte its own)."""
+    env, release = held_env(agent_env, tmp_path, CODER_AGENT_MODEL="openai/gpt-5-mini")
+    srv.enqueue(Reply.text("Early ", "bird"), Reply.text("Again."))
+    async with raw_agent(env, cwd=workspace) as raw:
+        session_id = await start(raw, workspace, "hi")
+        early = await held_messages(raw, 2)  # both chunks, while the runtime's import is held
+        release.touch()
+        rest: list[dict[str, Any]] = []
+        done = await reply_to(raw, 2, rest)
+        prompt = {"sessionId": session_id, "prompt": [{"type": "text", "text": "and?"}]}
+        await raw.send_json({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": prompt})
+        await reply_to(raw, 3, rest)
+    assert [c["content"]["text"] for c in chunks(early)] == ["Early ", "bird"]
+    assert [c["content"]["text"] for c in chunks(rest)] == ["Again."]  # the early text not shown twice
+    assert done["result"]["stopReason"] == "end_turn"
+    assert [request.path for request in srv.requests] == ["/v1/responses"] * 2  # the early request, taken over
+    first, second = (request.body for request in srv.requests)
+    assert str(workspace) in first["instructions"]
+    assert first["input"] == [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}]
+    assert first["prompt_cache_key"] == second["prompt_cache_key"] == session_id
+    assert second["input"][1] == {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "Early bird"}],
+    }
+    assert "was not taken over" not in (tmp_path / "home" / "logs" / "coder-agent.log").read_text(encoding="utf-8")

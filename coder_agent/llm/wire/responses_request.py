@@ -59,7 +59,7 @@ def responses_body(
     body["store"] = False
     body["stream"] = True
     if cache_key:
-        body["prompt_cache_key"] = cache_key
+        body["prompt_cache_key"] = cache_key[:64]  # OpenAI takes no longer key
     if max_tokens:
         body["max_output_tokens"] = max(max_tokens, 16)  # the API refuses fewer (litellm raises it too)
     return body

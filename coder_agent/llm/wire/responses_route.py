@@ -10,13 +10,15 @@ without litellm. Left out: the models litellm's map says the Responses API does 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from .config import ModelConfig
 from .openai_wire import openai_headers
 from .price_map import PriceMap
 from .providers import provider_prefix
+from .responses_request import responses_body
 
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 _NAMES = re.compile(r"^(?:gpt-5|o[134])(?:$|[-.])")
@@ -29,6 +31,7 @@ _HEADER_VARIABLES = (
 
 @dataclass(frozen=True)
 class ResponsesRoute:
+    wire: ClassVar[str] = "responses"  # as `Route.wire`: the early first call reads its stream by it
     model: str  # the name OpenAI knows the model by
     url: str  # where the request is posted: `<api base>/responses`
     api_key: str | None  # None: no key found (the call fails with the agent's "no key" error, sending nothing)
@@ -38,6 +41,28 @@ class ResponsesRoute:
 
     def request_headers(self) -> dict[str, str]:
         return {**openai_headers(self.api_key or ""), **self.headers}
+
+    def body(
+        self,
+        config: ModelConfig,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        cache_key: str | None,
+        summary: bool = True,
+    ) -> dict[str, Any]:
+        """The request for these messages (in the provider's form): the one rule for `ResponsesModel` and the early
+        first call, whose bodies must be the same bytes for the call to be taken over."""
+        return responses_body(
+            self.model,
+            messages,
+            tools,
+            reasoning=self.reasoning,
+            effort=config.reasoning_effort,
+            summary=summary,
+            max_tokens=config.max_tokens,
+            cache_key=cache_key,
+        )
 
 
 def _env(environ: Mapping[str, str], name: str) -> str | None:
