@@ -13,6 +13,7 @@ import pytest
 from acp import text_block
 
 from coder_agent.config.settings import Settings
+from coder_agent.llm.wire import price_map
 from coder_agent.scripted.script import FinishStep, ReasoningStep, Reply, TextStep, UsageStep, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.driving import open_session, prompt, texts, updates
@@ -83,3 +84,21 @@ async def test_each_session_has_its_own_cache_key_and_a_loaded_one_keeps_its_rea
     # the loaded session's history still holds turn 1's reasoning, and the server took it as its own
     assert len(reasoning_sent(srv.requests[2].body)) == 1
     assert texts(updates(agent, first, "agent_message_chunk"))[-1] == "three"
+
+
+async def test_the_sessions_thought_level_is_the_reasoning_effort(
+    srv: ScriptedModelServer, make_settings: Callable[..., Settings], workspace: Path
+) -> None:
+    await anyio.to_thread.run_sync(price_map.load)  # the map says GPT-5 reasons: the option is offered
+    srv.enqueue(Reply.text("quick"), Reply.text("deep"))
+    async with inproc_agent(make_settings(model=MODEL)) as agent:
+        with anyio.fail_after(60):
+            session_id = await open_session(agent, workspace)
+            await prompt(agent, session_id, "hi")
+            chosen = await agent.conn.set_config_option(config_id="thought_level", session_id=session_id, value="high")
+            await prompt(agent, session_id, "think hard")
+    [level] = [option for option in chosen.config_options if option.id == "thought_level"]
+    assert level.current_value == "high"
+    first, second = (request.body for request in srv.requests)
+    assert first["reasoning"] == {"summary": "auto"}  # no level chosen: OpenAI's default effort
+    assert second["reasoning"] == {"effort": "high", "summary": "auto"}
