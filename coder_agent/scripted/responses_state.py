@@ -2,8 +2,9 @@
 
 - The input is checked as OpenAI checks it, so a client that sends its history back wrong fails as it would
   against OpenAI: a reasoning item must carry the `encrypted_content` this server minted for it (or, for a
-  request that stores its responses, name an item the server kept); a reasoning item sent with `store: false`
-  and no encrypted content is not found; a tool call's output needs its call, and a call its output.
+  request that stores its responses, name an item the server kept), and come with what it led to (an assistant
+  message or a function call after it); a reasoning item sent with `store: false` and no encrypted content is not
+  found; a tool call's output needs its call, and a call its output.
 - The prompt cache: OpenAI caches a prompt's prefix automatically and bills the part of a new prompt that an
   earlier one began with as cached tokens (from 1024 tokens on, in steps of 128). Here the prefix is the request
   as OpenAI reads it (tools, instructions, then the input items) in its JSON bytes, 4 characters a token, so a
@@ -68,6 +69,17 @@ def _common(a: str, b: str) -> int:
     return low
 
 
+def _followed(items: list[Any], number: int) -> bool:
+    """Whether the reasoning item at `number` is followed by what it led to: after any other reasoning items, an
+    assistant message or a function call."""
+    for item in items[number + 1 :]:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "reasoning":
+            continue
+        return kind == "function_call" or (kind == "message" and item.get("role") == "assistant")
+    return False
+
+
 @dataclass
 class ResponsesState:
     """Shared by every request to one scripted server (its handler threads take the lock)."""
@@ -130,6 +142,11 @@ class ResponsesState:
             kind = item.get("type")
             if kind == "reasoning":
                 refusal = self._check_reasoning(item, body.get("store") is not False)
+                if refusal is None and not _followed(items, number):
+                    words = (
+                        f"Item '{item.get('id')}' of type 'reasoning' was provided without its required following item."
+                    )
+                    refusal = _error(400, words, param="input")
                 if refusal is not None:
                     return refusal
             elif kind == "function_call":

@@ -404,3 +404,25 @@ async def test_differs_an_unverified_organisation_gets_no_summary_and_the_turn_g
         second = await run("adapter", [], srv=srv, model="openai/gpt-5-nano")
     assert first.texts() == ["ok"] and second.texts() == ["again"]
     assert [body.get("reasoning") for body in first.bodies + second.bodies] == [{"summary": "auto"}, None, None]
+
+
+async def test_a_thought_that_led_to_nothing_goes_back_with_an_empty_answer() -> None:
+    """A reply cut off while thinking (`max_output_tokens`) leaves a reasoning item and no text: it goes back with an
+    empty answer after it (OpenAI refuses a reasoning item without its following item), as litellm sends it."""
+    thought_only = Reply(steps=[ReasoningStep(pieces=["Hmm"]), FinishStep(finish_reason="length"), UsageStep()])
+    first = await both([thought_only])
+    assert first.last is not None and first.last.finish_reason == "length"
+    assert first.last.message.reasoning_items is not None and not first.last.message.text
+    history: list[ChatMessage] = [*HELLO, first.last.message, UserMessage(parts=[TextPart(text="go on")])]
+    history += [AssistantMessage(text=""), UserMessage(parts=[TextPart(text="?")])]  # a reply with nothing at all
+    outcome = await both([thought_only, Reply.text("Going on.")], history, replay=HELLO)
+    assert outcome.texts() == ["Going on."]
+    kinds = [(item["type"], item.get("role")) for item in outcome.bodies[-1]["input"]]
+    assert kinds == [
+        ("message", "user"),
+        ("reasoning", None),
+        ("message", "assistant"),
+        ("message", "user"),
+        ("message", "assistant"),
+        ("message", "user"),
+    ]

@@ -233,3 +233,10 @@ async def test_a_request_over_the_context_limit_gets_openais_error_and_takes_no_
     error = answer.json()["error"]
     assert (error["code"], error["param"]) == ("context_length_exceeded", "input")
     assert error["message"].startswith("Your input exceeds the context window of this model.")
+
+
+async def test_reasoning_sent_back_needs_what_it_led_to(srv: ScriptedModelServer) -> None:
+    item = await _turn_one(srv, store=False, encrypted=True)
+    alone = await post(srv, {"model": "gpt-5", "input": [USER, item, USER], "stream": True, "store": False})
+    assert alone.status_code == 400
+    assert alone.json()["error"]["message"].endswith("was provided without its required following item.")

@@ -164,6 +164,8 @@ def _normal(event: ModelEvent) -> Any:
 
 async def model_for(path: Path, config: ModelConfig) -> ResponsesModel | LiteLLMResponses:
     if path == "litellm":
+        with anyio.fail_after(180):  # its import, once per process: seconds, and more on a loaded machine
+            await load_litellm()
         return LiteLLMResponses(config)
     model = await responses_model_for(config)
     assert model is not None, f"{config.model} does not take the Responses wire"

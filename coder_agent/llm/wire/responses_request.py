@@ -103,7 +103,12 @@ def _items(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     if role != "assistant":
         return [{"type": "message", "role": role, "content": _parts(content, str(role))}]
     items = [reasoning_input(item) for item in message.get("reasoning_items") or () if _sendable(item)]
-    if content:
+    if not content and not message.get("tool_calls"):
+        # A reply that said nothing (cut off while thinking): an empty answer, as litellm sends it, which is also
+        # what its reasoning led to (OpenAI refuses a reasoning item without its following item).
+        content = ""
+        items.append({"type": "message", "role": "assistant", "content": _parts(content, "assistant")})
+    elif content:
         items.append({"type": "message", "role": "assistant", "content": _parts(content, "assistant")})
     for call in message.get("tool_calls") or ():
         function = call.get("function") or {}
