@@ -17,6 +17,7 @@ from coder_agent.llm.wire.cache_pricing import cost_with_cache, plain
 from coder_agent.llm.wire.config import ModelConfig
 from coder_agent.llm.wire.price_map import PriceMap
 from coder_agent.llm.wire.responses_route import ResponsesRoute, responses_route
+from coder_agent.prestart.early_prompt import route_keys
 from coder_agent.scripted.script import Reply
 from coder_agent.scripted.server import ScriptedModelServer
 
@@ -141,3 +142,10 @@ async def test_the_models_calls_take_the_responses_wire_even_once_litellm_is_loa
     assert texts == ["mine"]
     sent = [(request.path, request.headers["user-agent"].split("/")[0]) for request in srv.requests]
     assert sent == [("/v1/responses", "python-httpx")]
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-5-mini", "gpt-5", "openai/o4-mini", "openai/gpt-5.1-codex"])
+def test_the_early_call_routes_with_its_partial_map_as_with_the_whole(prices: PriceMap, model: str) -> None:
+    partial = price_map.partial(route_keys(model))
+    assert partial is not None
+    assert responses_route(model, None, "sk", partial, {}) == responses_route(model, None, "sk", prices, {})
