@@ -107,7 +107,7 @@ def _keep_turn(store: SqliteSessionStore, session: EarlySession, record: Session
         store.append_update(session.id, dumps(_chunk("user_message_chunk", text, user)))
     if call is not None and shown:
         reply: dict[str, object] = {"role": "assistant", "text": scrub("".join(shown)), "reasoning": None}
-        reply |= {"tool_calls": [], "thinking_blocks": None, "message_id": call.message_id}
+        reply |= {"tool_calls": [], "thinking_blocks": None, "reasoning_items": None, "message_id": call.message_id}
         store.append_messages(session.id, [dumps(reply).decode()])
         for text in shown:
             store.append_update(session.id, dumps(_chunk("agent_message_chunk", text, call.message_id)))

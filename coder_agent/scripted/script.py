@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 DEFAULT_PROMPT_TOKENS = 10
 
@@ -90,6 +90,14 @@ class UsageStep(_Step):
     cache_read_tokens: int = Field(default=0, ge=0)
     cache_creation_tokens: int = Field(default=0, ge=0)
     reasoning_tokens: int = Field(default=0, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _without_unset_reasoning(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Written only when there are any: the scripts saved before the field (evals' golden files) stay as they are.
+        data: dict[str, Any] = handler(self)
+        if not self.reasoning_tokens:
+            data.pop("reasoning_tokens", None)
+        return data
 
     @model_validator(mode="after")
     def _cache_within_prompt(self) -> UsageStep:
