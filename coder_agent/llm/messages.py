@@ -66,6 +66,9 @@ class AssistantMessage(BaseModel):
     tool_calls: list[ToolCallRequest] = Field(default_factory=list)
     # Provider data that must go back verbatim on the next call (e.g. Anthropic's signed thinking blocks).
     thinking_blocks: list[dict[str, Any]] | None = None
+    # The Responses API's reasoning items (with their encrypted content): sent back by that wire alone (`llm.wire.
+    # responses_request`), never by `to_provider`, so a session that changes model never sends them elsewhere.
+    reasoning_items: list[dict[str, Any]] | None = None
     # The ACP messageId its text was streamed under (never sent to the provider).
     message_id: str | None = None
 

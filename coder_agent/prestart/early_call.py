@@ -180,7 +180,50 @@ def _shown(kind: str, text: object) -> Read | None:
     return ([(kind, text)], False) if text else SKIP
 
 
-TEXT_OF: dict[str, Callable[[str], Read | None]] = {"openai": openai_text, "anthropic": anthropic_text}
+# The Responses API's events that carry nothing `ResponsesReader` shows: the response's start, an item's or a
+# part's end (a reasoning item's encrypted content, a message's whole text: the runtime reads them from the bytes)
+_RESPONSES_SKIPPED = (
+    *("response.created", "response.in_progress", "response.content_part.added", "response.content_part.done"),
+    *("response.output_text.done", "response.output_item.done", "response.reasoning_summary_text.done"),
+    "response.reasoning_summary_part.done",
+)
+
+
+def responses_text(data: str) -> Read | None:
+    """As `openai_text`, for a Responses API event, as `ResponsesReader` reads it: `output_text.delta`s show text,
+    the first reasoning item's first summary part shows thoughts (the reader puts a blank line between parts: a
+    second part or item stops here), `response.completed` ends it; a tool call, any other item, an error, an
+    incomplete response or an event not known here stops."""
+    try:
+        event = json.loads(data)
+    except ValueError:
+        return STOP
+    if not isinstance(event, dict):
+        return STOP
+    kind = event.get("type")
+    if kind in _RESPONSES_SKIPPED:
+        return SKIP
+    if kind == "response.output_item.added":
+        item = event.get("item")
+        item_kind = item.get("type") if isinstance(item, dict) else None
+        first = event.get("output_index") == 0
+        return SKIP if item_kind == "message" or (item_kind == "reasoning" and first) else STOP
+    if kind == "response.reasoning_summary_part.added":
+        return SKIP if event.get("summary_index") == 0 else STOP
+    if kind == "response.reasoning_summary_text.delta":
+        return _shown("thought", event.get("delta")) if event.get("summary_index") == 0 else STOP
+    if kind == "response.output_text.delta":
+        return _shown("text", event.get("delta"))
+    if kind == "response.completed":
+        return END
+    return STOP
+
+
+TEXT_OF: dict[str, Callable[[str], Read | None]] = {
+    "openai": openai_text,
+    "anthropic": anthropic_text,
+    "responses": responses_text,  # OpenAI's Responses API (`llm.wire.responses_route`)
+}
 
 
 def stream_text(

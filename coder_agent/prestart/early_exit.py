@@ -109,7 +109,7 @@ def _keep_turn(store: SqliteSessionStore, session: EarlySession, record: Session
         text = scrub("".join(t for kind, t in shown if kind == "text"))
         thought = scrub("".join(t for kind, t in shown if kind != "text")) or None
         reply: dict[str, object] = {"role": "assistant", "text": text, "reasoning": thought}
-        reply |= {"tool_calls": [], "thinking_blocks": None, "message_id": call.message_id}
+        reply |= {"tool_calls": [], "thinking_blocks": None, "reasoning_items": None, "message_id": call.message_id}
         store.append_messages(session.id, [dumps(reply).decode()])
         for kind, piece in shown:
             if kind == "text":

@@ -35,6 +35,7 @@ from .early_session import EarlySession
 
 if TYPE_CHECKING:
     from ..llm.wire.config import ModelConfig
+    from ..llm.wire.responses_route import ResponsesRoute
     from ..llm.wire.routes import Route
 
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
@@ -46,7 +47,7 @@ class Prep:
 
     def __init__(self) -> None:
         self.config: ModelConfig | None = None
-        self.route: Route | None = None
+        self.route: Route | ResponsesRoute | None = None
         self.specs: list[dict[str, Any]] = []
         self.tls: Any = None
         self.commands = ""  # the user's command files' folder
@@ -67,9 +68,11 @@ class Prep:
         environ = found.environ
         if any(environ.get(name) or environ.get(name.upper()) for name in _PROXY_VARIABLES):
             return  # httpx would go through the proxy
-        from ..llm.wire.routes import route_for
+        from ..llm.wire.routes import session_route
 
-        route = route_for(found.config, environ)  # its model's entries in litellm's map: ~1 ms
+        # As the model factory routes it (GPT-5 and o-series: the Responses API): its model's entries in litellm's map,
+        # ~1 ms
+        route = session_route(found.config, environ)
         if route is None or route.api_key is None:
             return
         if route.url.startswith("https:"):
@@ -160,12 +163,22 @@ def model_text(texts: list[str], session: EarlySession, commands: str) -> str | 
 
 
 def request_body(prep: Prep, system_text: str, user_text: str, session_id: str) -> bytes:
-    """The body `DirectModel.request` makes for [system, user] with the built-in tools, as it sends it."""
-    from ..llm.wire.routes import route_body
+    """The body `DirectModel.request` (or `ResponsesModel.request`) makes for [system, user] with the built-in tools,
+    as it sends it; the session's id keys the prompt cache."""
+    from ..llm.wire.routes import Route, route_body
 
     assert prep.route is not None and prep.config is not None
     messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]
+    if not isinstance(prep.route, Route):
+        return json.dumps(prep.route.body(prep.config, messages, prep.specs, cache_key=session_id)).encode()
     return json.dumps(route_body(prep.route, prep.config, messages, prep.specs, session_id)).encode()
+
+
+def request_headers(route: Route | ResponsesRoute, session_id: str) -> dict[str, str]:
+    """The headers the model adapter sends (a provider that takes the cache key as a header gets the session's)."""
+    from ..llm.wire.routes import Route, route_headers
+
+    return route_headers(route, session_id) if isinstance(route, Route) else route.request_headers()
 
 
 def _chunk(session_id: str, kind: str, message_id: str, text: str) -> dict[str, Any]:
@@ -213,7 +226,6 @@ def run(
     if text is None:
         return kept
     from ..kit.prompts import system_text
-    from ..llm.wire.routes import route_headers
 
     if session.thought_level is not None:  # the session thinks from its first call (`CODER_AGENT_THOUGHT_LEVEL`)
         import dataclasses
@@ -240,7 +252,7 @@ def run(
 
     try:
         response = raw_http.post(
-            prep.route.url, route_headers(prep.route, session.id), body, prep.config.timeout, prep.tls, wait=reach
+            prep.route.url, request_headers(prep.route, session.id), body, prep.config.timeout, prep.tls, wait=reach
         )
     except (OSError, ValueError, raw_http.Interrupted):
         return kept  # the full agent makes the call: it reaches the same failure, and reports it

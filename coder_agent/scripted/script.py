@@ -91,6 +91,7 @@ class UsageStep(_Step):
     from the provider's prompt cache and `cache_creation_tokens` written to it. The OpenAI wire sends
     the cache reads as `prompt_tokens_details.cached_tokens`; the Anthropic wire sends the three parts
     (`input_tokens` is the uncached rest) in `message_start` and the output tokens in `message_delta`.
+    Of the completion tokens, `reasoning_tokens` were spent thinking (the Responses API reports them).
     """
 
     type: Literal["usage"] = "usage"
@@ -98,11 +99,22 @@ class UsageStep(_Step):
     completion_tokens: int = Field(default=0, ge=0)
     cache_read_tokens: int = Field(default=0, ge=0)
     cache_creation_tokens: int = Field(default=0, ge=0)
+    reasoning_tokens: int = Field(default=0, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _without_unset_reasoning(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Written only when there are any: the scripts saved before the field (evals' golden files) stay as they are.
+        data: dict[str, Any] = handler(self)
+        if not self.reasoning_tokens:
+            data.pop("reasoning_tokens", None)
+        return data
 
     @model_validator(mode="after")
     def _cache_within_prompt(self) -> UsageStep:
         if self.cache_read_tokens + self.cache_creation_tokens > self.prompt_tokens:
             raise ValueError("cache_read_tokens + cache_creation_tokens cannot exceed prompt_tokens")
+        if self.reasoning_tokens > self.completion_tokens:
+            raise ValueError("reasoning_tokens cannot exceed completion_tokens")
         return self
 
 

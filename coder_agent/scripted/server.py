@@ -1,6 +1,7 @@
 """A scripted model server on 127.0.0.1, for tests, benchmarks and evals: OpenAI and Anthropic wire formats.
 
-Each `POST /v1/chat/completions` (OpenAI-compatible) or `POST /v1/messages` (Anthropic Messages) takes
+Each `POST /v1/chat/completions` (OpenAI-compatible), `POST /v1/responses` (OpenAI's Responses API, see
+`responses_wire.py`) or `POST /v1/messages` (Anthropic Messages) takes
 the next `Reply` of the script and plays it in that endpoint's format: SSE events (HTTP/1.1, chunked,
 so a `cut` is a real protocol error for the client), or one whole response when the request does not
 stream; errors come in the endpoint's JSON shape. Every request is recorded. Standard library only;
@@ -24,7 +25,8 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-from coder_agent.scripted import anthropic_wire, wire
+from coder_agent.scripted import anthropic_wire, responses_wire, wire
+from coder_agent.scripted.responses_state import ResponsesState
 from coder_agent.scripted.script import (
     CutStep,
     EmptyBodyStep,
@@ -42,6 +44,7 @@ log = logging.getLogger(__name__)
 EXHAUSTED_MESSAGE = "scripted model: no reply left in the script"
 _COMPLETION_PATHS = ("/v1/chat/completions", "/chat/completions")
 _MESSAGES_PATHS = ("/v1/messages", "/messages")  # Anthropic's Messages API
+_RESPONSES_PATHS = ("/v1/responses", "/responses")  # OpenAI's Responses API
 _MODELS_PATHS = ("/v1/models", "/models")
 _POLL_SECONDS = 0.05  # how often a stall checks for a stopping server or a vanished client
 
@@ -100,6 +103,7 @@ class ScriptedModelServer:
         self._address = (host, port)
         self._queue = deque(script.replies)
         self._default = script.default
+        self.responses = ResponsesState()  # what the Responses endpoint remembers across requests
         self._changed = threading.Condition()
         self._requests: list[RecordedRequest] = []
         self._disconnects = 0
@@ -194,6 +198,11 @@ class ScriptedModelServer:
             return self._changed.wait_for(lambda: self._disconnects >= count, timeout)
 
     # used by the request handler threads
+    def _record(self, request: RecordedRequest) -> None:
+        with self._changed:
+            self._requests.append(request)
+            self._changed.notify_all()
+
     def _take_reply(self, request: RecordedRequest) -> Reply | None:
         tokens = estimated_tokens(request.body)
         if self.context_limit is not None and tokens > self.context_limit:
@@ -255,8 +264,9 @@ class ScriptedModelServer:
 
 
 def estimated_tokens(body: dict[str, Any]) -> int:
-    """A request's size in tokens, roughly as providers count (4 characters a token): messages, system, tools."""
-    parts = (body.get("messages"), body.get("system"), body.get("tools"))
+    """A request's size in tokens, roughly as providers count (4 characters a token): messages or input, system or
+    instructions, tools."""
+    parts = (body.get("messages"), body.get("system"), body.get("tools"), body.get("input"), body.get("instructions"))
     return sum(len(json.dumps(part, ensure_ascii=False)) for part in parts if part) // 4
 
 
@@ -289,6 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server: _HTTPServer
     anthropic = False  # the request came to the Anthropic Messages endpoint
+    responses_request: responses_wire.Request | None = None  # the request came to the Responses endpoint
 
     def setup(self) -> None:
         super().setup()
@@ -314,14 +325,24 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         try:
             path = urlsplit(self.path).path.rstrip("/")
-            if path not in _COMPLETION_PATHS + _MESSAGES_PATHS:
+            if path not in _COMPLETION_PATHS + _MESSAGES_PATHS + _RESPONSES_PATHS:
                 return self._send_json(404, error_json(f"no route for POST {self.path}", 404))
             self.anthropic = path in _MESSAGES_PATHS
+            self.responses_request = None  # a connection may carry requests to every endpoint
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
             if not isinstance(body, dict):
                 return self._send_json(400, error_json("scripted model: the body must be a JSON object", 400))
             headers = {name.lower(): value for name, value in self.headers.items()}
-            reply = owner._take_reply(RecordedRequest("POST", self.path, headers, body))
+            request = RecordedRequest("POST", self.path, headers, body)
+            if path in _RESPONSES_PATHS:  # checked as OpenAI checks it, before a reply is taken
+                refusal, cached, number = owner.responses.admit(body, owner.context_limit, estimated_tokens(body))
+                if refusal is not None:
+                    owner._record(request)
+                    return self._send_json(refusal.status, refusal.body)
+                self.responses_request = responses_wire.Request(
+                    str(body.get("model") or owner.model), number, cached, owner.responses.reasoning_for(body)
+                )
+            reply = owner._take_reply(request)
             if reply is None:
                 log.error("%s (request #%d)", EXHAUSTED_MESSAGE, len(owner.requests))
                 return self._send_http_error(HttpErrorStep(status=500, message=EXHAUSTED_MESSAGE))
@@ -347,6 +368,8 @@ class _Handler(BaseHTTPRequestHandler):
                     self._pause(step.seconds)
                 elif isinstance(step, CutStep):
                     return self._cut()
+            if self.responses_request is not None:
+                return self._send_json(200, responses_wire.response_body(reply, self.responses_request))
             whole = anthropic_wire.message_body if self.anthropic else wire.completion_body
             return self._send_json(200, whole(reply, model=model))
         started = False  # headers go out with the first event, so a leading sleep holds them back
@@ -364,12 +387,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._write_chunk(event)
         if not started:
             self._start_event_stream()
-        if not self.anthropic:
+        if not self.anthropic and self.responses_request is None:
             self._write_chunk(b"data: [DONE]\n\n")
         self._write(b"0\r\n\r\n")
 
     def _events(self, reply: Reply, body: dict[str, Any], model: str) -> Iterator[bytes | Control]:
         """The reply's SSE events, encoded, with its controls in place."""
+        if self.responses_request is not None:
+            yield from responses_wire.encode(responses_wire.stream_events(reply, self.responses_request))
+            return
         if self.anthropic:
             for item in anthropic_wire.stream_events(reply, model=model):
                 if isinstance(item, tuple):

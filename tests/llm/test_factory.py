@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
     "model",
     [
         "openai/gpt-4o",
-        "openai/gpt-5-mini",
+        "openai/gpt-5-search-api",  # GPT-5 on Chat Completions (the others: the Responses API, test_responses_route)
         "anthropic/claude-sonnet-4-5",
         "openrouter/anthropic/claude-sonnet-4.5",
         "deepseek/deepseek-chat",

@@ -75,11 +75,12 @@ class ModelInfo:
         return value if isinstance(value, int) else None
 
     def cost(
-        self, prompt_tokens: int, completion_tokens: int, cache_read: int = 0, cache_write: int = 0
+        self, prompt_tokens: int, completion_tokens: int, cache_read: int = 0, cache_write: int = 0, reasoning: int = 0
     ) -> float | None:
         """What the call costs, as litellm prices it: the prompt tokens neither read from nor written to the cache
         at the input price, cache reads and writes at their own prices (the input price where the map has none),
-        each by the tier of the prompt's size; None when the map does not know the model."""
+        each by the tier of the prompt's size; of the completion tokens, the `reasoning` ones at the map's reasoning
+        price where it has one (the Responses API counts them); None when the map does not know the model."""
         entry = self.entry
         if not entry:
             return None
@@ -91,7 +92,11 @@ class ModelInfo:
         output_price = _tiered(entry, "output_cost_per_token", prompt_tokens, 0.0)
         uncached = max(prompt_tokens - cache_read - cache_write, 0)
         prompt_cost = uncached * input_price + cache_read * read_price + cache_write * write_price
-        return prompt_cost + completion_tokens * output_price
+        reasoning_price = self.entry.get("output_cost_per_reasoning_token")
+        if not reasoning or not isinstance(reasoning_price, int | float):
+            return prompt_cost + completion_tokens * output_price
+        thought = min(reasoning, completion_tokens)
+        return prompt_cost + (completion_tokens - thought) * output_price + thought * float(reasoning_price)
 
     @property
     def plain_prices(self) -> bool:

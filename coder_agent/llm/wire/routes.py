@@ -1,8 +1,9 @@
 """Which wire a model is spoken on, where its requests go and with what key. Stdlib only.
 
-The agent speaks two wires itself, for the whole session: OpenAI Chat Completions (OpenAI and the providers that
-offer it: `dialects.py` says how each differs) and Anthropic Messages. Every other provider (Bedrock, Vertex,
-Azure, Cohere, ...) is litellm's: `route_for` returns None for it, and the session's model goes through litellm.
+The agent speaks three wires itself, for the whole session: OpenAI's Responses API for GPT-5 and o-series models
+(`responses_route.py`), OpenAI Chat Completions (OpenAI and the providers that offer it: `dialects.py` says how
+each differs) and Anthropic Messages. Every other provider (Bedrock, Vertex, Azure, Cohere, ...) is litellm's:
+`session_route` returns None for it, and the session's model goes through litellm.
 
 Decided from the litellm model string, the settings and the environment, without importing litellm; the early first
 call (before the runtime is in) routes the same way.
@@ -20,6 +21,7 @@ from .config import ModelConfig
 from .dialects import DIALECTS, Dialect
 from .openai_wire import chat_body, openai_headers
 from .providers import provider_prefix
+from .responses_route import ResponsesRoute, responses_route
 
 ANTHROPIC_VERSION = "2023-06-01"
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
@@ -152,3 +154,10 @@ def _anthropic(config: ModelConfig, name: str, environ: Mapping[str, str]) -> Ro
     return Route(
         wire="anthropic", provider="anthropic", model=name, url=url, api_key=key or token, bearer=token is not None
     )
+
+
+def session_route(config: ModelConfig, environ: Mapping[str, str]) -> Route | ResponsesRoute | None:
+    """The route of `config.model` for a whole session, the one choice the model factory and the early first call
+    both make: OpenAI's Responses API for GPT-5 and o-series models (asked first), else Chat Completions or
+    Anthropic Messages (`route_for`); None: a provider litellm serves."""
+    return responses_route(config, environ) or route_for(config, environ)
