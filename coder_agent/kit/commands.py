@@ -15,16 +15,17 @@ not read stays in the menu saying why, and using it tells the user so: nothing o
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .prompts import render
 from .untrusted import Refused, read_capped
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
 
 INVOCATION = re.compile(r"/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")  # what a command file's name may be
@@ -86,8 +87,14 @@ def _front_matter(text: str) -> tuple[dict[str, str], str]:
     return {}, text
 
 
+def _log() -> logging.Logger:
+    import logging  # here: the early first call reads command files before logging is imported (~7 ms)
+
+    return logging.getLogger(__name__)
+
+
 def _not_read(name: str, path: Path, origin: str, why: str) -> CommandFile:
-    log.warning("the command file %s was not read: %s", path, why)
+    _log().warning("the command file %s was not read: %s", path, why)
     return CommandFile(name, path, origin, f"not read: {why} ({origin})", None, "", refused=why)
 
 
@@ -96,7 +103,7 @@ def read_command(path: Path, origin: str, roots: Sequence[str] | None = None) ->
     (None: anywhere) or is too large; None when it is gone or its name cannot be a command's."""
     name = path.stem
     if not NAME.fullmatch(name):
-        log.info("ignoring command file %s: a command name is letters, digits, _ and -", path)
+        _log().info("ignoring command file %s: a command name is letters, digits, _ and -", path)
         return None
     try:
         got = read_capped(str(path), MAX_COMMAND_BYTES, roots)
