@@ -4,8 +4,9 @@ One run, one scripted model server (its own process) speaking each wire: for eac
 (fresh data folder) gets `initialize`, `session/new` and, right after its reply, the prompt; the figures are from
 the spawn: the first `agent_thought_chunk` or `agent_message_chunk`, the last chunk, and the prompt's reply
 (`end_turn`). The floor is bench/floor_agent.py (a stdlib agent that does the least), on the same server in the
-same run. Also: `session/new` with an MCP server named in it next to one without, and a slash command as the
-first prompt next to a plain one (the model `openai/bench`).
+same run. Also: `session/new` with an MCP server named in it (one that never answers: only the `session/new`
+answer is timed) next to one without, and a slash command as the first prompt next to a plain one (the model
+`openai/bench`).
 
     python bench/wires.py [--runs 5] [--pythonpath DIR]   # DIR: another checkout's agent (before/after)
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -40,10 +42,11 @@ HANGS = {"name": "hangs", "command": sys.executable, "args": ["-c", "import time
 
 
 class Agent:
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str], cwd: str) -> None:
         self.start = time.perf_counter()
         pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL}
-        self.proc = subprocess.Popen(command, env=env, **pipes)  # type: ignore[call-overload]
+        # In `cwd`, not here: `python -m` puts its folder first on the path, before PYTHONPATH's checkout.
+        self.proc = subprocess.Popen(command, env=env, cwd=cwd, **pipes)  # type: ignore[call-overload]
         self.next_id = 0
 
     def send(self, method: str, params: dict[str, Any]) -> int:
@@ -92,12 +95,15 @@ class Agent:
 
 
 def one_run(command: list[str], env: dict[str, str], cwd: str, text: str = "hi", mcp: bool = False) -> dict[str, float]:
-    agent = Agent(command, env)
+    agent = Agent(command, env, cwd)
     try:
-        agent.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        t_init, _ = agent.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
         t_new, reply = agent.call("session/new", {"cwd": cwd, "mcpServers": [HANGS] if mcp else []})
+        if mcp:  # the prompt would wait for that server's tools (it never answers): the answer is the figure
+            nan = math.nan
+            return {"initialize": t_init, "session/new": t_new, "first chunk": nan, "last chunk": nan, "end_turn": nan}
         figures = agent.prompt(reply["result"]["sessionId"], text)
-        return {"session/new": t_new, **figures}
+        return {"initialize": t_init, "session/new": t_new, **figures}
     finally:
         agent.close()
 
@@ -134,13 +140,17 @@ def main() -> None:
                 base["PYTHONPATH"] = args.pythonpath
             agent_cmd = [sys.executable, "-m", "coder_agent", "acp"]
             results: dict[str, list[dict[str, float]]] = {}
+            failed: dict[str, str] = {}
             for i in range(args.runs + 1):  # the first round warms the bytecode caches and is dropped
                 rounds: dict[str, dict[str, float]] = {}
                 for label, model, extra in MODELS:
                     api_base = url.removesuffix("/v1") if model.startswith("anthropic/") else url
                     env = dict(base, CODER_AGENT_API_BASE=api_base, CODER_AGENT_MODEL=model, **extra)
                     env["CODER_AGENT_HOME"] = f"{tmp}/home-{i}-{label}"
-                    rounds[label] = one_run(agent_cmd, env, tmp)
+                    try:
+                        rounds[label] = one_run(agent_cmd, env, tmp)
+                    except RuntimeError as exc:  # another checkout may not speak a wire (Ollama's /v1 before)
+                        failed[label] = str(exc)[:100]
                 plain = dict(base, CODER_AGENT_API_BASE=url, CODER_AGENT_MODEL="openai/bench")
                 rounds["openai/bench, plain"] = one_run(agent_cmd, dict(plain, CODER_AGENT_HOME=f"{tmp}/p{i}"), tmp)
                 rounds["an MCP server in session/new"] = one_run(
@@ -159,13 +169,16 @@ def main() -> None:
     ms = 1000.0
     floor = median(results["floor"], "first chunk")
     print(f"runs: {args.runs} (medians, ms from spawn); load average {os.getloadavg()[0]:.1f} {args.pythonpath}")
-    print(f"{'':34} {'new':>5} {'first':>6} {'/floor':>7} {'last':>6} {'end':>6} {'end-last':>9}")
+    print(f"{'':34} {'init':>5} {'new':>5} {'first':>6} {'/floor':>7} {'last':>6} {'end':>6} {'end-last':>9}")
     for name, runs in results.items():
         first, last, end = (median(runs, key) for key in ("first chunk", "last chunk", "end_turn"))
         print(
-            f"{name:34} {median(runs, 'session/new') * ms:5.0f} {first * ms:6.0f} {first / floor:6.2f}x "
+            f"{name:34} {median(runs, 'initialize') * ms:5.0f} {median(runs, 'session/new') * ms:5.0f} "
+            f"{first * ms:6.0f} {first / floor:6.2f}x "
             f"{last * ms:6.0f} {end * ms:6.0f} {(end - last) * ms:9.0f}"
         )
+    for name, why in failed.items():
+        print(f"{name:34} failed: {why}")
 
 
 if __name__ == "__main__":

@@ -141,6 +141,13 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     importer.start()
     from ..prestart.early_exit import nothing_left
 
+    guess = None
+    if try_early_call:
+        from ..prestart.early_prompt import SystemPrompt
+
+        # Editors start the agent in the project's folder: its system prompt (git's answers: ~20 ms) is made now,
+        # for a first prompt that comes at once; a session elsewhere gets its own.
+        guess = SystemPrompt(os.getcwd(), [])
     try:
         early = answer_next(early, 0, out_fd, "session/new", answer, ready_read)
         if isinstance(early.answered, EarlySession):  # its commands at once, not once the runtime is in
@@ -152,7 +159,8 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
                 prepped.wait()
                 return preps[0] if preps else None
 
-            system = early_prompt.SystemPrompt(early.answered)  # git, in a thread
+            assert guess is not None
+            system = guess.for_session(early.answered)  # git, in a thread
             early = early_prompt.run(early, 0, out_fd, ready_read, prep, system)
         # Until the runtime is in, the end of the input is watched for: the agent exits then (`run_acp`).
         early = wait_for_runtime(early, 0, ready_read, nothing_left)

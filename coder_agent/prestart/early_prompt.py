@@ -83,6 +83,10 @@ class Prep:
 
         self.specs = builtin_specs()
         self.config, self.route, self.commands = found.config, route, found.commands
+        # What the prompt's arrival would import otherwise (~20-30 ms, most of the wait for its first chunk): the
+        # system prompt's facts (its thread starts at `session/new`), its text, the check of the reply's text.
+        from ..kit import commands, prompts, unicode  # noqa: F401
+        from . import command_menu, project_facts  # noqa: F401
 
 
 def _tls_context(environ: Mapping[str, str]) -> Any:
@@ -101,18 +105,26 @@ def _tls_context(environ: Mapping[str, str]) -> Any:
 
 
 class SystemPrompt:
-    """The session's system prompt, made in a thread from the moment `session/new` is answered."""
+    """A session's system prompt for these folders, made in a thread: from the moment `session/new` is answered, or
+    before, for the folder the agent was started in (`for_session` takes it when the session's is the same)."""
 
-    def __init__(self, session: EarlySession) -> None:
+    def __init__(self, cwd: str, directories: list[str]) -> None:
         self.text: str | None = None
-        self._thread = threading.Thread(target=self._make, args=(session,), name="early-system-prompt", daemon=True)
+        self.folders = (cwd, list(directories))
+        self._thread = threading.Thread(target=self._make, name="early-system-prompt", daemon=True)
         self._thread.start()
 
-    def _make(self, session: EarlySession) -> None:
+    def for_session(self, session: EarlySession) -> SystemPrompt:
+        """This one, when made for the session's folders; else one made for them now."""
+        if self.folders == (session.cwd, list(session.additional_directories)):
+            return self
+        return SystemPrompt(session.cwd, session.additional_directories)
+
+    def _make(self) -> None:
         from .project_facts import system_prompt_now
 
         try:
-            self.text = system_prompt_now(session.cwd, session.additional_directories)
+            self.text = system_prompt_now(*self.folders)
         except Exception:
             self.text = None
 
