@@ -29,14 +29,14 @@ from coder_agent.scripted.script import Reply, Script
 
 FLOOR = Path(__file__).with_name("floor_agent.py")
 # (label, model, extra environment): the thinking model thinks from the first prompt (its reply thinks, then
-# answers); the Responses helper's adapter fills the `openai/gpt-5` line (on Chat Completions here).
+# answers); `openai/gpt-5-mini` speaks OpenAI's Responses API.
 MODELS: list[tuple[str, str, dict[str, str]]] = [
     ("anthropic, thinking", "anthropic/claude-sonnet-4-5", {"CODER_AGENT_THOUGHT_LEVEL": "high"}),
     ("openrouter", "openrouter/anthropic/claude-sonnet-4.5", {}),
     ("ollama", "ollama/qwen2.5-coder", {}),
     ("deepseek", "deepseek/deepseek-chat", {}),
     ("gemini", "gemini/gemini-2.5-flash", {}),
-    ("openai/gpt-5 (slot: Responses)", "openai/gpt-5-mini", {}),
+    ("openai/gpt-5, Responses", "openai/gpt-5-mini", {}),
 ]
 HANGS = {"name": "hangs", "command": sys.executable, "args": ["-c", "import time; time.sleep(60)"], "env": []}
 
