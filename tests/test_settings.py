@@ -7,13 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from coder_agent.config.settings import (
-    Settings,
-    SettingsError,
-    config_dir,
-    warn_about_workspace_dotenv,
-    workspace_dotenv_warning,
-)
+from coder_agent.config.settings import Settings, SettingsError, config_dir
+from coder_agent.config.workspace_dotenv import warn_about_workspace_dotenv, workspace_dotenv_warning
 from tests.support.hostile_checkout import lay_out
 
 HOSTILE_DOTENV = """\

@@ -57,7 +57,8 @@ def run_acp() -> int:
 
     import anyio
 
-    from ..config.settings import Settings, warn_about_workspace_dotenv
+    from ..config.settings import Settings
+    from ..config.workspace_dotenv import warn_about_workspace_dotenv
     from ..kit.logs import setup_logging
     from ..server.assembly import serve_stdio
 

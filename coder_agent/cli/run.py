@@ -202,7 +202,8 @@ def _run(args: argparse.Namespace, prompt: str, cwd: str, images: list[tuple[str
     import anyio
     from rich.console import Console
 
-    from ..config.settings import SettingsError, warn_about_workspace_dotenv
+    from ..config.settings import SettingsError
+    from ..config.workspace_dotenv import warn_about_workspace_dotenv
     from ..headless.output import JsonOutput, Output, RunResult
     from ..headless.permissions import RejectUnasked, TerminalAsk
     from ..headless.questions import TerminalQuestions

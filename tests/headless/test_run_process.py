@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -41,6 +42,16 @@ def plain(shown: str) -> str:
 async def answered_on_a_terminal(env: dict[str, str], workspace: Path, answer: bytes) -> tuple[int, str]:
     """`coder-agent run` on a terminal whose user answers the question about `touch asked.txt` with `answer`:
     (its exit code, what the terminal showed)."""
+    return await on_a_terminal(
+        env, workspace, "touch it", answer, lambda seen: b"touch asked.txt" in seen and b">" in seen
+    )
+
+
+async def on_a_terminal(
+    env: dict[str, str], workspace: Path, prompt: str, answer: bytes, asked_when: Callable[[bytes], bool]
+) -> tuple[int, str]:
+    """`coder-agent run --prompt PROMPT` on a terminal whose user types `answer` once what the terminal shows
+    satisfies `asked_when`: (its exit code, what the terminal showed)."""
     terminal, child_end = os.openpty()  # the CLI's stdin and stderr: a terminal
     seen = bytearray()
     asked = anyio.Event()
@@ -52,13 +63,13 @@ async def answered_on_a_terminal(env: dict[str, str], workspace: Path, answer: b
                 seen.extend(os.read(terminal, 4096))
             except OSError:  # EIO: the CLI closed the terminal
                 return
-            if b"touch asked.txt" in seen and b">" in seen:
+            if asked_when(bytes(seen)):
                 asked.set()
 
     try:
         async with anyio.create_task_group() as tasks:
             process = await anyio.open_process(
-                [*CLI, "--prompt", "touch it"],
+                [*CLI, "--prompt", prompt],
                 stdin=child_end,
                 stdout=subprocess.PIPE,
                 stderr=child_end,
@@ -99,41 +110,10 @@ async def test_on_a_terminal_the_models_question_is_asked_and_the_answer_reaches
         "options": [{"label": "PostgreSQL"}, {"label": "SQLite"}],
     }
     srv.enqueue(Reply.tool_calls([tool_call("ask_user", {"questions": [question]})]), Reply.text("SQLite it is."))
-    terminal, child_end = os.openpty()
-    seen = bytearray()
-    asked = anyio.Event()
-
-    async def read_terminal() -> None:
-        while True:
-            await anyio.wait_readable(terminal)
-            try:
-                seen.extend(os.read(terminal, 4096))
-            except OSError:
-                return
-            if b"2) SQLite" in seen and seen.rstrip().endswith(b">"):
-                asked.set()
-
-    try:
-        async with anyio.create_task_group() as tasks:
-            process = await anyio.open_process(
-                [*CLI, "--prompt", "set it up"],
-                stdin=child_end,
-                stdout=subprocess.PIPE,
-                stderr=child_end,
-                env=cli_env(),
-                cwd=workspace,
-            )
-            os.close(child_end)
-            tasks.start_soon(read_terminal)
-            async with process:
-                with anyio.fail_after(RUN_TIMEOUT):
-                    await asked.wait()
-                    os.write(terminal, b"2\n\n")  # the second choice, and no note
-                    code = await process.wait()
-            tasks.cancel_scope.cancel()
-    finally:
-        os.close(terminal)
-    assert code == 0, seen.decode(errors="replace")
+    code, seen = await on_a_terminal(
+        cli_env(), workspace, "set it up", b"2\n\n", lambda seen: b"2) SQLite" in seen and seen.rstrip().endswith(b">")
+    )  # the second choice, and no note
+    assert code == 0, seen
     assert 'Which database should the service use? → "SQLite"' in tool_answer(srv)
 
 
