@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import astuple
 from pathlib import Path
 from typing import Any, cast
 
@@ -221,7 +220,7 @@ def runtime_model(env: dict[str, str]) -> tuple[ModelConfig | None, dict[str, st
 
 
 def typed(config: ModelConfig) -> list[tuple[type, object]]:
-    return [(type(value), value) for value in astuple(config)]  # 30 and 30.0 differ here
+    return [(type(value), value) for value in config.as_dict().values()]  # 30 and 30.0 differ here
 
 
 def assert_model_peek_agrees(env: dict[str, str]) -> ModelPeek | None:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..kit.prompts import render
 from ..kit.untrusted import Refused, read_capped
@@ -68,8 +68,7 @@ def instruction_paths(cwd: str) -> list[str]:
     return [str(Path(cwd) / name) for name in INSTRUCTION_FILES]
 
 
-@dataclass(frozen=True)
-class Instructions:
+class Instructions(NamedTuple):
     """One instruction file: at most `MAX_INSTRUCTIONS_BYTES` of it, and its size; or why it was not read."""
 
     path: str

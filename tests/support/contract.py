@@ -8,7 +8,7 @@ import os
 import select
 from collections.abc import Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
@@ -105,7 +105,7 @@ def config_for(wire: Wire, srv: ScriptedModelServer | None, **overrides: Any) ->
         max_retries=2,
         retry_base_delay=0.01,
     )
-    return replace(config, **overrides)
+    return config.replace(**overrides)
 
 
 def model_for(path: Path, config: ModelConfig) -> Model:

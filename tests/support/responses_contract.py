@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal
 
@@ -68,7 +68,7 @@ def config_for(srv: ScriptedModelServer | None, model: str = MODEL, **overrides:
         max_retries=2,
         retry_base_delay=0.01,
     )
-    return replace(config, **overrides)
+    return config.replace(**overrides)
 
 
 class LiteLLMResponses:

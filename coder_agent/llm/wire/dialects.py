@@ -7,15 +7,12 @@ provider's API reference, and litellm's transformation for it (the contract suit
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 OPENAI_DEFAULT_BASE = "https://api.openai.com/v1"
 
 
-@dataclass(frozen=True)
-class Dialect:
+class Dialect(NamedTuple):
     base_variables: tuple[str, ...]  # the variables naming its server (CODER_AGENT_API_BASE comes first)
     default_base: str | None  # None: a local server the user must name
     key_variables: tuple[str, ...]  # where its key is read from (CODER_AGENT_API_KEY comes first)
@@ -48,11 +45,11 @@ class Dialect:
         return (len(name) > 1 and name[0] == "o" and name[1].isdigit()) or name.startswith(("gpt-5", "gpt-6"))
 
     def for_reasoning_models(self) -> Dialect:
-        return dataclasses.replace(self, max_tokens_field="max_completion_tokens")
+        return self._replace(max_tokens_field="max_completion_tokens")
 
     def elsewhere(self) -> Dialect:
         """OpenAI's dialect for a server of the user's (a proxy, vLLM, llama.cpp ...): only what every server takes."""
-        return dataclasses.replace(self, cache_key=False, max_tokens_field="max_tokens")
+        return self._replace(cache_key=False, max_tokens_field="max_tokens")
 
 
 DIALECTS: dict[str, Dialect] = {

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from . import model_map
 
@@ -32,11 +32,13 @@ def candidates(model: str) -> list[tuple[str, tuple[str, ...] | None]]:
     return [(model, None), (name, (prefix, f"text-completion-{prefix}"))]
 
 
-@dataclass(frozen=True)
-class ModelInfo:
+_NO_ENTRY: Mapping[str, Any] = MappingProxyType({})
+
+
+class ModelInfo(NamedTuple):
     """A model's entry in the map (empty when the map does not know it)."""
 
-    entry: Mapping[str, Any] = field(default_factory=dict)
+    entry: Mapping[str, Any] = _NO_ENTRY
 
     @property
     def known(self) -> bool:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from . import model_info
 from .config import ModelConfig
@@ -29,14 +29,17 @@ _HEADER_VARIABLES = (
 )
 
 
-@dataclass(frozen=True)
-class ResponsesRoute:
-    wire: ClassVar[str] = "responses"  # as `Route.wire`: the early first call reads its stream by it
+class ResponsesRoute(NamedTuple):
     model: str  # the name OpenAI knows the model by
     url: str  # where the request is posted: `<api base>/responses`
     api_key: str | None  # None: no key found (the call fails with the agent's "no key" error, sending nothing)
     reasoning: bool  # whether the model reasons: it then gets the reasoning options and sends its reasoning back
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = MappingProxyType({})
+
+    @property
+    def wire(self) -> str:
+        """As `Route.wire`: the early first call reads its stream by it."""
+        return "responses"
 
     def request_headers(self) -> dict[str, str]:
         return {**openai_headers(self.api_key or ""), **self.headers}

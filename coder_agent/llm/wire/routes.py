@@ -12,8 +12,7 @@ call (before the runtime is in) routes the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from . import model_info
 from .anthropic_request import anthropic_body
@@ -27,8 +26,7 @@ ANTHROPIC_VERSION = "2023-06-01"
 ANTHROPIC_DEFAULT_BASE = "https://api.anthropic.com"
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(NamedTuple):
     wire: Literal["openai", "anthropic"]  # "openai": Chat Completions
     provider: str  # litellm's provider name
     model: str  # the name the provider knows the model by
