@@ -83,6 +83,9 @@ def run_acp() -> int:
     return 0
 
 
+HOLD_MAX = 1.0  # seconds the runtime's import waits for the first prompt's early call at most
+
+
 def _import_runtime() -> None:
     """What serving needs, imported (~350 ms): in a thread, while the early reader waits for `session/new`."""
     import importlib
@@ -118,6 +121,10 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
     try_early_call = settings.exact and settings.model is not None
     preps: list[early_prompt.Prep] = []
     prepped = threading.Event()
+    # The runtime's import waits while the reader has the first prompt's call to make (its CPU work shared with
+    # the import, through the GIL, took twice as long): until the request is sent, the early call is not made,
+    # or the reader waits for input.
+    hold = threading.Event()
 
     def load() -> None:
         try:
@@ -132,6 +139,7 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
                     preps.append(prep)
                 finally:
                     prepped.set()
+                hold.wait(HOLD_MAX)
             _import_runtime()
         finally:
             os.write(ready_write, b"!")
@@ -150,7 +158,7 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
         # for a first prompt that comes at once; a session elsewhere gets its own.
         guess = SystemPrompt(os.getcwd(), [])
     try:
-        early = answer_next(early, 0, out_fd, "session/new", answer, ready_read)
+        early = answer_next(early, 0, out_fd, "session/new", answer, ready_read, hold.set)
         if isinstance(early.answered, EarlySession):  # its commands at once, not once the runtime is in
             announce_commands(early.answered, settings.config_dir, out_fd)
         if try_early_call and isinstance(early.answered, EarlySession):
@@ -162,10 +170,12 @@ def _answer_session_new(early: EarlyRead, out_fd: int) -> EarlyRead:
 
             assert guess is not None
             system = guess.for_session(early.answered)  # git, in a thread
-            early = early_prompt.run(early, 0, out_fd, ready_read, prep, system)
+            early = early_prompt.run(early, 0, out_fd, ready_read, prep, system, hold.set)
+        hold.set()
         # Until the runtime is in, the end of the input is watched for: the agent exits then (`run_acp`).
         early = wait_for_runtime(early, 0, ready_read, nothing_left)
     except BaseException:
+        hold.set()
         sys.setswitchinterval(interval)
         raise
     if early.eof and nothing_left(early):

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 MAX_FIRST_LINE = 1024 * 1024
 MAX_READ_AHEAD = 1024 * 1024  # input read while waiting for the runtime (to see it end); past this, only wait
+IDLE = 0.1  # seconds without input after which the reader counts as waiting (an editor sends its lines at once)
 
 
 def reserve_stdout() -> int:
@@ -54,14 +55,20 @@ class EarlyRead:
         self.call: EarlyCall | None = None  # the first prompt's first model call, when the early stage made it
 
 
-def _fill_line(in_fd: int, buffer: bytearray, ready_fd: int | None = None) -> str:
+def _fill_line(
+    in_fd: int, buffer: bytearray, ready_fd: int | None = None, idle: Callable[[], None] | None = None
+) -> str:
     """Read into `buffer` until it holds a whole line: "line", "eof", "long" (no newline within the cap), or
-    "ready" when `ready_fd` became readable first (the caller stops waiting for input then)."""
+    "ready" when `ready_fd` became readable first (the caller stops waiting for input then). `idle` is called
+    once when the input does not come within `IDLE` (the reader has nothing to do for now)."""
     import select
 
     while b"\n" not in buffer:
         if len(buffer) >= MAX_FIRST_LINE:
             return "long"
+        if idle is not None and not select.select([in_fd], [], [], IDLE)[0]:
+            idle()
+            idle = None
         if ready_fd is not None:
             readable, _, _ = select.select([in_fd, ready_fd], [], [])
             if in_fd not in readable:
@@ -128,7 +135,13 @@ Answerer = Callable[[dict[str, Any]], "tuple[dict[str, Any], object] | None"]
 
 
 def answer_next(
-    early: EarlyRead, in_fd: int, out_fd: int, method: str, answer: Answerer, ready_fd: int | None = None
+    early: EarlyRead,
+    in_fd: int,
+    out_fd: int,
+    method: str,
+    answer: Answerer,
+    ready_fd: int | None = None,
+    idle: Callable[[], None] | None = None,
 ) -> EarlyRead:
     """After an early `initialize`: answer the next line too when it is a `method` request `answer` takes.
 
@@ -138,7 +151,7 @@ def answer_next(
     if early.initialize is None or early.eof:
         return early
     buffer = bytearray(early.unread)
-    state = _fill_line(in_fd, buffer, ready_fd)
+    state = _fill_line(in_fd, buffer, ready_fd, idle)
     if state != "line":
         return EarlyRead(bytes(buffer), early.initialize, eof=state == "eof")
     line, _, rest = bytes(buffer).partition(b"\n")

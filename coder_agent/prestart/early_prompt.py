@@ -207,6 +207,7 @@ def run(
     ready_fd: int,
     made: Callable[[], Prep | None],
     system: SystemPrompt,
+    sent: Callable[[], None] = lambda: None,
 ) -> EarlyRead:
     """Wait for the next line; if it is a plain prompt to the early session, start its model call and show its
     text until the runtime is ready (`ready_fd`) or more input comes. The line stays unread either way.
@@ -216,7 +217,7 @@ def run(
     if not isinstance(session, EarlySession):
         return early
     buffer = bytearray(early.unread)
-    state = _fill_line(in_fd, buffer, ready_fd)
+    state = _fill_line(in_fd, buffer, ready_fd, sent)
     kept = EarlyRead(bytes(buffer), early.initialize, eof=state == "eof")
     kept.answered = session
     if state != "line":
@@ -240,9 +241,7 @@ def run(
     from ..kit.prompts import system_text
 
     if session.thought_level is not None:  # the session thinks from its first call (`CODER_AGENT_THOUGHT_LEVEL`)
-        import dataclasses
-
-        prep.config = dataclasses.replace(prep.config, reasoning_effort=session.thought_level)
+        prep.config = prep.config.replace(reasoning_effort=session.thought_level)
     body = request_body(prep, system_text(system_prompt, session.mode), text, session.id)
     assert request is not None
     if all(set(block) == {"type", "text"} for block in request[1]["prompt"]):
@@ -268,6 +267,7 @@ def run(
         )
     except (OSError, ValueError, raw_http.Interrupted):
         return kept  # the full agent makes the call: it reaches the same failure, and reports it
+    sent()
     call = early_call.EarlyCall(prep.route.url, body, response, new_id("msg"), session.id, prep.tls, new_id("thought"))
     session.system_prompt = system_prompt
     kept.call = call

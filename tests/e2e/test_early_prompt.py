@@ -18,7 +18,7 @@ from coder_agent.kit.commands import init_text
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.acp_client import raw_agent
-from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, initialize, request
+from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, REPO_ROOT, EnvFactory, initialize, request
 from tests.support.early_stage import (
     announced_commands,
     chunks,
@@ -232,3 +232,62 @@ async def test_what_the_early_stage_is_not_sure_of_waits_for_the_full_agent(
         release.touch()
         rest: list[dict[str, Any]] = []
         await reply_to(raw, 2, rest)
+
+
+# In the agent's process: has the early request gone out when the runtime's import begins (its first module)?
+ORDER = """
+import os, socket
+
+_sent = []
+_send = socket.socket.send
+
+def send(self, data, *args):
+    if bytes(data[:5]) == b"POST ":
+        _sent.append(True)
+    return _send(self, data, *args)
+
+socket.socket.send = send
+
+class _Mark:
+    def find_spec(self, name, path=None, target=None):
+        if name == "coder_agent.store.sqlite":
+            import sys
+            sys.meta_path.remove(self)
+            heavy = sorted({"dataclasses", "inspect", "ast"} & set(sys.modules))  # ~10 ms of the early path
+            with open(os.environ["IMPORT_ORDER"], "w") as out:
+                out.write(("sent first" if _sent else "import first") + "".join(f", {name}" for name in heavy))
+        return None
+
+if os.environ.get("IMPORT_ORDER"):
+    import sys
+    sys.meta_path.insert(0, _Mark())
+"""
+
+
+async def test_the_runtimes_import_waits_until_the_first_prompts_request_is_sent(
+    srv: ScriptedModelServer, agent_env: EnvFactory, workspace: Path, tmp_path: Path
+) -> None:
+    """The request is made with the interpreter to itself: the import, sharing it through the GIL, once made the
+    first chunk take twice as long. When no prompt comes at once, the import does not wait for one. And the early
+    path imports none of the standard library's heavy modules (`dataclasses` and what it brings)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(ORDER, encoding="utf-8")
+    env = agent_env(PYTHONPATH=f"{site}:{REPO_ROOT}", IMPORT_ORDER=str(tmp_path / "order"))
+    srv.enqueue(Reply.text("Early ", "bird"), Reply.text("Later."))
+    async with raw_agent(env, cwd=workspace) as raw:
+        session_id = await start(raw, workspace, "hi")
+        seen: list[dict[str, Any]] = []
+        assert (await reply_to(raw, 2, seen))["result"]["stopReason"] == "end_turn"
+    assert (tmp_path / "order").read_text() == "sent first"
+    assert session_id
+
+    (tmp_path / "order").unlink()
+    async with raw_agent(env, cwd=workspace) as raw:  # no prompt: the runtime comes in while the editor waits
+        await raw.send_json(initialize(0))
+        await reply_to(raw, 0, seen)
+        await raw.send_json(request(1, "session/new", {"cwd": str(workspace), "mcpServers": []}))
+        await reply_to(raw, 1, seen)
+        await raw.send_json(request(2, "session/list", {}))
+        assert "sessions" in (await reply_to(raw, 2, seen))["result"]
+    assert (tmp_path / "order").read_text() == "import first"
