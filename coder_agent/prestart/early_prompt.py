@@ -254,9 +254,11 @@ def run(
         stop the wait, as they stop the stream; a server that accepts and never answers freezes nothing."""
         import select
 
-        readable, writable, _ = select.select(
-            [in_fd, ready_fd] + ([] if for_write else [fd]), [fd] if for_write else [], [], seconds
-        )
+        reads, writes = [in_fd, ready_fd] + ([] if for_write else [fd]), [fd] if for_write else []
+        readable, writable, _ = select.select(reads, writes, [], 0)
+        if not (readable or writable):  # the network keeps the reader waiting: the runtime's import goes on meanwhile
+            sent()
+            readable, writable, _ = select.select(reads, writes, [], seconds)
         if in_fd in readable or ready_fd in readable:
             return False
         return True if readable or writable else None
