@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from coder_agent.scripted.server import ScriptedModelServer, estimated_tokens
+from coder_agent.scripted.records import estimated_tokens
+from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.scripted.worker import SUMMARY_MARK, WorkerModel
 
 FILLER = "Keep the answer short; this sentence only makes the prompt longer. " * 3

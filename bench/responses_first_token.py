@@ -30,8 +30,9 @@ from typing import Any
 
 from first_token import FLOOR, Agent, median, one_run  # bench/first_token.py
 
+from coder_agent.scripted.records import estimated_tokens
 from coder_agent.scripted.script import FinishStep, ReasoningStep, Reply, Script, TextStep, UsageStep, tool_call
-from coder_agent.scripted.server import ScriptedModelServer, estimated_tokens
+from coder_agent.scripted.server import ScriptedModelServer
 
 MODEL = "openai/gpt-5-mini"
 

@@ -15,8 +15,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from .records import RecordedRequest
 from .script import FinishStep, Reply, TextStep, ToolCallStep, UsageStep
-from .server import RecordedRequest
 
 SUMMARY_MARK = "You summarise a coding session"
 _TASK = re.compile(r"TASK (\d+):")

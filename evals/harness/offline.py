@@ -16,8 +16,9 @@ from pathlib import Path
 import anyio
 from pydantic import ValidationError
 
+from coder_agent.scripted.records import RecordedRequest
 from coder_agent.scripted.script import Script
-from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
+from coder_agent.scripted.server import ScriptedModelServer
 
 from .errors import one_line
 

@@ -17,8 +17,9 @@ import pytest
 from acp import PROTOCOL_VERSION
 from acp.schema import DeniedOutcome, PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
+from coder_agent.scripted.records import RecordedRequest
 from coder_agent.scripted.script import Reply, tool_call
-from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
+from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.acp_client import PermissionRequest, RecordingClient, SpawnedAgent, spawn_agent
 from tests.support.agent_env import FIRST_PROMPT_TIMEOUT, EnvFactory, scripted_env
 from tests.support.driving import (

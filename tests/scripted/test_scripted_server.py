@@ -14,8 +14,9 @@ import anyio
 import httpx
 import pytest
 
+from coder_agent.scripted.records import EXHAUSTED_MESSAGE
 from coder_agent.scripted.script import EmptyBodyStep, HttpErrorStep, Reply, Script, SleepStep, TextStep, tool_call
-from coder_agent.scripted.server import EXHAUSTED_MESSAGE, ScriptedModelServer
+from coder_agent.scripted.server import ScriptedModelServer
 
 pytestmark = pytest.mark.anyio
 

@@ -14,8 +14,9 @@ from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import ToolCallProgress, ToolCallStart, UsageUpdate
 
 from coder_agent.config.settings import Settings
+from coder_agent.scripted.records import estimated_tokens
 from coder_agent.scripted.script import HttpErrorStep, Reply
-from coder_agent.scripted.server import ScriptedModelServer, estimated_tokens
+from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.scripted.worker import SUMMARY_MARK, WorkerModel
 from coder_agent.store.sqlite import SqliteSessionStore
 from tests.support.inproc import InprocAgent, inproc_agent

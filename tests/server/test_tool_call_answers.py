@@ -17,8 +17,9 @@ from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import ToolCallProgress, ToolCallStart
 
 from coder_agent.config.settings import Settings
+from coder_agent.scripted.records import RecordedRequest
 from coder_agent.scripted.script import Reply, ToolCallStep
-from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
+from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.editor_client import EDITOR_CAPABILITIES, EditorClient
 from tests.support.inproc import InprocAgent, inproc_agent
 from tests.support.recording_client import RecordingClient

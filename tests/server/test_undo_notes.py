@@ -13,8 +13,9 @@ import pytest
 from acp.schema import AgentMessageChunk, UserMessageChunk
 
 from coder_agent.config.settings import Settings
+from coder_agent.scripted.records import RecordedRequest
 from coder_agent.scripted.script import Reply, ToolCallStep
-from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
+from coder_agent.scripted.server import ScriptedModelServer
 from coder_agent.scripted.worker import SUMMARY_MARK
 from tests.support.server_helpers import PROFILES, Profile, Run, session
 

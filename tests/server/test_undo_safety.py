@@ -19,8 +19,9 @@ from acp.schema import AgentMessageChunk, ToolCallStart
 
 from coder_agent.cli.sessions import main as sessions_main
 from coder_agent.config.settings import Settings
+from coder_agent.scripted.records import RecordedRequest
 from coder_agent.scripted.script import Reply, ToolCallStep
-from coder_agent.scripted.server import RecordedRequest, ScriptedModelServer
+from coder_agent.scripted.server import ScriptedModelServer
 from tests.support.inproc import inproc_agent
 from tests.support.server_helpers import PROFILES, Profile, Run, session
 

@@ -15,7 +15,7 @@ from acp import PROTOCOL_VERSION, text_block
 from acp.client.connection import ClientSideConnection
 from acp.schema import PromptResponse
 
-from coder_agent.scripted.server import RecordedRequest
+from coder_agent.scripted.records import RecordedRequest
 from coder_agent.store.base import SessionRecord
 from coder_agent.store.sqlite import SqliteSessionStore
 from tests.support.recording_client import RecordingClient
