@@ -29,7 +29,7 @@ import client  # bench/client.py: this checkout first on sys.path, and the agent
 
 from coder_agent.agent.workspace import fs_events, snapshot_upkeep, snapshots
 from coder_agent.agent.workspace.changes import Watch
-from coder_agent.agent.workspace.snapshots import MAX_FILE_BYTES
+from coder_agent.agent.workspace.snapshot_pass import MAX_FILE_BYTES
 from coder_agent.scripted.script import Reply, tool_call
 from coder_agent.scripted.server import ScriptedModelServer
 

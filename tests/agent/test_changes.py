@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coder_agent.agent.workspace.changes import Seen, Watch, content_of
-from coder_agent.agent.workspace.snapshots import MAX_FILE_BYTES
+from coder_agent.agent.workspace.snapshot_pass import MAX_FILE_BYTES
 
 pytestmark = pytest.mark.anyio
 

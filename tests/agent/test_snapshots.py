@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from coder_agent.agent.workspace import snapshots
+from coder_agent.agent.workspace import snapshot_pass, snapshots
 from coder_agent.agent.workspace.changes import Watch
 from coder_agent.agent.workspace.shadow_repo import ShadowError
 
@@ -69,7 +69,7 @@ async def test_under_other_defaults_every_mode_comes_back_exact_and_a_mode_chang
 async def test_a_root_whose_pass_failed_is_not_passed_over_again_for_a_while(
     shared: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshots, "MAX_FILES", 40)
+    monkeypatch.setattr(snapshot_pass, "MAX_FILES", 40)
     with pytest.raises(ShadowError, match="more than 40"):
         await snapshot(home, shared)
     sh(shared, "rm f*.txt")  # it would fit now, but the failure stands until RETRY_AFTER has passed

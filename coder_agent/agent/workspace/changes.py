@@ -29,8 +29,9 @@ import anyio
 from .file_content import ABSENT, Content, link_content, too_large
 from .shadow_repo import ShadowError
 from .snapshot_diff import differences, read_blobs, sides
+from .snapshot_pass import Snapshot
 from .snapshot_upkeep import pin, unpin
-from .snapshots import Side, Snapshot, repo_of, snapshot, warm
+from .snapshots import Side, repo_of, snapshot, warm
 
 log = logging.getLogger(__name__)
 

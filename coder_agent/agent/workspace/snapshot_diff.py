@@ -12,7 +12,8 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 
 from .shadow_repo import GIT_TIMEOUT, ShadowError, ShadowRepo, git_environment
-from .snapshots import ABSENT_SIDE, Difference, Side, Snapshot
+from .snapshot_pass import Snapshot
+from .snapshots import ABSENT_SIDE, Difference, Side
 
 GITLINK = "160000"
 LINK = "120000"
