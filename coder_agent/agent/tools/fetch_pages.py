@@ -105,7 +105,7 @@ def html_to_markdown(html: str, base_url: str) -> Converted:
         tag.decompose()
     for link in soup.find_all("a", href=True):
         href = str(link["href"]).strip()
-        if href.lower().startswith(("javascript:", "data:")):
+        if href.startswith("#") or href.lower().startswith(("javascript:", "data:")):  # a heading's own anchor
             link.unwrap()
         else:
             link["href"] = urljoin(base_url, href)
