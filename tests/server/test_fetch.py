@@ -4,6 +4,7 @@ on loopback addresses: 127.0.0.2 stands for a public site the config allows, 127
 from __future__ import annotations
 
 import json
+import ssl
 import time
 import tomllib
 from collections.abc import Callable, Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trustme
 
 from coder_agent.config.settings import Settings
 from coder_agent.scripted.script import Reply, tool_call
@@ -293,3 +295,17 @@ async def test_a_redirect_to_another_host_is_followed_only_when_the_user_allowed
     rules.write_text(rules.read_text() + f"\n[[rule]]\naction = 'allow'\ntool = 'fetch'\ndomain = '{OTHER}'\n")
     [call], told, run = await fetch_all(srv, settings, workspace, {"url": away}, mode="default")
     assert run.client.permission_requests == [] and "plain notes" in told
+
+
+async def test_https_checks_the_certificate_for_the_host_name_at_the_address_checked(
+    srv: ScriptedModelServer, make_settings: Callable[..., Settings], workspace: Path
+) -> None:
+    """The connection goes to the address checked, and TLS still names the host (its certificate is checked for
+    that name): a certificate no public authority signed is refused."""
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    trustme.CA().issue_cert("localhost").configure_cert(tls)
+    with web_server("127.0.0.1", tls=tls) as server:
+        url = f"https://localhost:{server.port}/text"
+        [call], told, _ = await fetch_all(srv, make_settings(fetch_allow_private=True), workspace, {"url": url})
+    assert call["statuses"][-1] == "failed" and "CERTIFICATE_VERIFY_FAILED" in told
+    assert server.server_names == ["localhost"] and server.seen == []

@@ -16,6 +16,7 @@ carried.
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -43,9 +44,12 @@ class Seen:
 
 
 class WebServer:
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    """`tls`: serve HTTPS with that context; `server_names` then holds the name each client's TLS asked for."""
+
+    def __init__(self, host: str = "127.0.0.1", tls: ssl.SSLContext | None = None) -> None:
         self.host = host
         self.seen: list[Seen] = []
+        self.server_names: list[str | None] = []
         self._stop = threading.Event()
         server = self
 
@@ -59,13 +63,22 @@ class WebServer:
                 server.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}))
                 server.answer(self)
 
-        self._server = ThreadingHTTPServer((host, 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: object, client_address: object) -> None:  # a refused handshake: quiet
+                return
+
+        self._server = Server((host, 0), Handler)
         self._server.daemon_threads = True
+        if tls is not None:
+            tls.sni_callback = lambda _socket, name, _context: self.server_names.append(name)
+            # the handshake in the request's thread, not in the accepting one
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True, do_handshake_on_connect=False)
         self.port: int = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="web-server", daemon=True)
 
     def url(self, path: str = "/") -> str:
-        return f"http://{self.host}:{self.port}{path}"
+        scheme = "https" if isinstance(self._server.socket, ssl.SSLSocket) else "http"
+        return f"{scheme}://{self.host}:{self.port}{path}"
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
         parts = urlsplit(handler.path)
@@ -144,8 +157,8 @@ class WebServer:
 
 
 @contextmanager
-def web_server(host: str = "127.0.0.1") -> Iterator[WebServer]:
-    server = WebServer(host).start()
+def web_server(host: str = "127.0.0.1", tls: ssl.SSLContext | None = None) -> Iterator[WebServer]:
+    server = WebServer(host, tls).start()
     try:
         yield server
     finally:
