@@ -4,6 +4,7 @@ on loopback addresses: 127.0.0.2 stands for a public site the config allows, 127
 from __future__ import annotations
 
 import json
+import re
 import ssl
 import time
 import tomllib
@@ -119,6 +120,30 @@ async def test_a_long_page_is_cut_and_the_result_says_so_and_where_to_go_on(
     assert "[the page is longer than 2 MB: only its first part was read]" in text_of(first)
     assert "[characters 0 to 20,000 of 2,097,152; call fetch again with start_index=20000 for the rest]" in told
     assert "[characters 20,000 to 20,100 of 2,097,152; call fetch again with start_index=20100" in text_of(second)
+
+
+async def test_a_long_html_page_is_read_in_parts_that_follow_each_other(
+    srv: ScriptedModelServer, allowed: Settings, workspace: Path, site: WebServer
+) -> None:
+    """Converted only as far as each call reads (past the first 128 KiB parsed, for the last part)."""
+    long = site.url("/long?kb=200")
+    calls, _, _ = await fetch_all(
+        srv,
+        allowed,
+        workspace,
+        {"url": long, "max_length": 1000},
+        {"url": long, "start_index": 1000, "max_length": 1000},
+        {"url": long, "start_index": 100_000, "max_length": 60_000},
+    )
+    first, second, last = (text_of(call).split("\n\n", 1) for call in calls)
+    assert "[characters 0 to 1,000; call fetch again with start_index=1000 for the rest]" in first[0]
+    assert "[characters 1,000 to 2,000; call fetch again with start_index=2000 for the rest]" in second[0]
+    numbers = [int(n) for n in re.findall(r"Paragraph (\d+):", first[1] + second[1])]
+    assert numbers == list(range(len(numbers))) and len(numbers) > 20
+    assert "Paragraph 1: *some* words about widgets." in first[1]
+    end = re.search(r"\[characters 100,000 to ([\d,]+) of ([\d,]+)\]", last[0])
+    assert end is not None and end.group(1) == end.group(2)  # the page's end: its length is known
+    assert re.search(r"Paragraph \d+: \*some\* words about widgets\.$", last[1])
 
 
 async def test_redirects_are_followed_up_to_five_and_a_loop_is_stopped(

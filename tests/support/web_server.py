@@ -6,6 +6,7 @@ carried.
     /text /json /md  text/plain, application/json, text/markdown
     /image           image/png bytes
     /big?kb=N        N KiB of text/plain (line after line)
+    /long?kb=N       an HTML page of N KiB: numbered paragraphs ("Paragraph 7: ..."), each a block of its own
     /loop/N          a redirect to /loop/N+1, for ever
     /redirect?to=U   a redirect to U
     /headers         the request's headers, as JSON
@@ -99,6 +100,15 @@ class WebServer:
             line = b"0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789 .....\n"
             body = (line * (size // len(line) + 1))[:size]
             self._send(handler, 200, "text/plain", body)
+        elif path == "/long":
+            size = int(query.get("kb", ["64"])[0]) * 1024
+            paragraphs, total, number = [], 0, 0
+            while total < size:
+                paragraphs.append(f"<div><p>Paragraph {number}: <em>some</em> words about widgets.</p></div>\n")
+                total += len(paragraphs[-1])
+                number += 1
+            page = "<html><head><title>Long</title></head><body><main>" + "".join(paragraphs) + "</main></body></html>"
+            self._send(handler, 200, "text/html", page.encode())
         elif path.startswith("/loop/"):
             step = int(path.rsplit("/", 1)[1])
             self._redirect(handler, f"/loop/{step + 1}")

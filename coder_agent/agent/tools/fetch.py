@@ -84,8 +84,11 @@ class Fetch(Tool[FetchArgs]):
                 "fetch from: it was not followed. To read it, call fetch with that URL (the user is asked)."
             )
             return ToolResult(output=told, raw_output={"url": page.url, "redirect": page.not_followed})
-        text, title, converted = await anyio.to_thread.run_sync(_text_of, page, args.raw, abandon_on_cancel=True)
-        part, cut_note = window(text, args.start_index, args.max_length)
+        need = args.start_index + args.max_length + 1  # one more: whether the page goes on
+        text, title, converted, complete = await anyio.to_thread.run_sync(
+            _text_of, page, args.raw, need, abandon_on_cancel=True
+        )
+        part, cut_note = window(text, args.start_index, args.max_length, complete)
         head = [f"URL: {page.url}"]
         if page.redirects:
             head.append(f"(redirected from {page.redirects[0]})")
@@ -105,7 +108,7 @@ class Fetch(Tool[FetchArgs]):
             "url": page.url,
             "status": page.status,
             "content_type": page.media_type,
-            "characters": len(text),
+            "characters": len(text) if complete else None,
             "bytes_read": len(page.body),
             "cut": page.cut,
             "redirects": page.redirects,
@@ -113,11 +116,11 @@ class Fetch(Tool[FetchArgs]):
         return ToolResult(output=output, content=[text_content(output)], raw_output=raw, failed=failed)
 
 
-def _text_of(page: Fetched, raw: bool) -> tuple[str, str | None, bool]:
-    """(the text, the page's title, whether it was converted from HTML)."""
+def _text_of(page: Fetched, raw: bool, need: int) -> tuple[str, str | None, bool, bool]:
+    """(the text, the page's title, whether it was converted from HTML, whether it is the whole page's)."""
     kind = sniffed(page.body) if page.kind == "unsure" else page.kind
     text = decode(page.body, page.charset, html=kind == "html")
     if kind != "html" or raw:
-        return text, None, False
-    converted = html_to_markdown(text, page.url)
-    return converted.markdown, converted.title, True
+        return text, None, False, True
+    converted = html_to_markdown(text, page.url, need)
+    return converted.markdown, converted.title, True, converted.complete
