@@ -334,3 +334,20 @@ async def test_https_checks_the_certificate_for_the_host_name_at_the_address_che
         [call], told, _ = await fetch_all(srv, make_settings(fetch_allow_private=True), workspace, {"url": url})
     assert call["statuses"][-1] == "failed" and "CERTIFICATE_VERIFY_FAILED" in told
     assert server.server_names == ["localhost"] and server.seen == []
+
+
+async def test_what_is_not_an_http_url_is_refused_before_anything_is_asked_or_sent(
+    srv: ScriptedModelServer, allowed: Settings, workspace: Path, site: WebServer
+) -> None:
+    urls = (
+        "file:///etc/passwd",
+        "docs.python.org/3/",
+        "ftp://127.0.0.2/x",
+        site.url("/redirect?to=file:///etc/passwd"),
+    )
+    calls, told, run = await fetch_all(srv, allowed, workspace, *({"url": url} for url in urls), mode="default")
+    assert [call["statuses"][-1] for call in calls] == ["failed"] * 4
+    assert told.count("only http:// and https:// URLs are fetched") == 4 and "add https://" in told
+    assert "root:" not in told
+    assert len(run.client.permission_requests) == 1  # the redirect's first page only
+    assert site.paths() == ["/redirect?to=file:///etc/passwd"]

@@ -66,8 +66,8 @@ def checked_url(text: str) -> httpx.URL:
     except (httpx.InvalidURL, TypeError) as exc:
         raise FetchError(f"not a URL ({exc}): {text}") from None
     if url.scheme not in ("http", "https"):
-        what = f"a {url.scheme}: URL" if url.scheme else "a URL without http:// or https://"
-        raise FetchError(f"only http:// and https:// URLs are fetched, not {what}: {text}")
+        hint = "" if url.scheme else " (this one has none: add https://)"
+        raise FetchError(f"only http:// and https:// URLs are fetched{hint}: {text}")
     if not url.host:
         raise FetchError(f"the URL names no host: {text}")
     if url.userinfo:
@@ -154,7 +154,7 @@ async def get(
                             return await _read(response, url, redirects, max_bytes)
                     finally:
                         await response.aclose()
-                target = checked_url(str(url.join(location)))
+                target = _redirect_target(url, location)
                 if len(redirects) >= max_redirects:
                     raise FetchError(
                         f"stopped after {max_redirects} redirects (the next one was to {target}): "
@@ -163,11 +163,20 @@ async def get(
                 redirects.append(str(url))
                 addresses = await resolve(target, policy)  # before anything else: where it leads must be allowed
                 if not same_site(url, target) and not follows(target):
-                    return Fetched(str(url), response.status_code, response.reason_phrase, "", None, "text",
-                                   redirects=redirects[:-1], not_followed=str(target))  # fmt: skip
+                    told = Fetched(str(url), response.status_code, response.reason_phrase, "", None, "text")
+                    told.redirects, told.not_followed = redirects[:-1], str(target)
+                    return told
                 url = target
     except TimeoutError:
         raise FetchError(f"timed out after {timeout:g} s") from None
+
+
+def _redirect_target(url: httpx.URL, location: str) -> httpx.URL:
+    try:
+        joined = url.join(location)
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        raise FetchError(f"{url} redirects to something that is not a URL ({exc}): {location}") from None
+    return checked_url(str(joined))
 
 
 async def _send(client: httpx.AsyncClient, url: httpx.URL, addresses: list[Address]) -> httpx.Response:
