@@ -35,7 +35,7 @@ from ..kit.masking import mask, replaced_by_masks
 from ..llm.messages import ToolCallRequest, ToolMessage
 from .client import Client
 from .errors import ClientError
-from .permissions.gate import LASTING_SCOPE, SESSION_SCOPE, decide, permission_options
+from .permissions.gate import LASTING_SCOPE, SESSION_SCOPE, Decision, decide, permission_options
 from .permissions.lasting_rules import Rule, RuleBook, decision_of, rule_for
 from .sessions.session import Session, new_id
 from .tools.base import Intent, Tool, ToolContext, ToolError, ToolResult, text_content
@@ -279,14 +279,15 @@ class ToolCallRunner:
             before_write,
             after_write=after_write,
             tool_call_id=call.acp_id,
+            runs_unasked=lambda name, intent: self._decide(name, intent).action == "allow",
         )
 
     async def _announce(self, call: _Call, shown: ToolCallFields) -> None:
         call.announced = True
         await self._emit(ToolCallStart(**dict(shown)))
 
-    async def _authorize(self, tool: Tool[Any], intent: Intent, shown: ToolCallFields) -> tuple[str, str] | None:
-        """None when the call may run; else the refusal: (what the model reads, what the user sees)."""
+    def _decide(self, tool: str, intent: Intent) -> Decision:
+        """What the gate says of the call: the mode, the session's answers, the user's lasting rules."""
         session = self._session
         book = session.rule_book
         lasting = None
@@ -295,7 +296,13 @@ class ToolCallRunner:
             def lasting(name: str, what: Intent) -> bool | None:
                 return decision_of(book.rules(), name, what, session.cwd)
 
-        decision = decide(session.mode, tool.name, intent, session.rules, session.roots, lasting)
+        return decide(session.mode, tool, intent, session.rules, session.roots, lasting)
+
+    async def _authorize(self, tool: Tool[Any], intent: Intent, shown: ToolCallFields) -> tuple[str, str] | None:
+        """None when the call may run; else the refusal: (what the model reads, what the user sees)."""
+        session = self._session
+        book = session.rule_book
+        decision = self._decide(tool.name, intent)
         if decision.action == "allow":
             return None
         if decision.action == "deny":

@@ -110,6 +110,14 @@ class Settings(BaseModel):
     serve_origins: list[str] = Field(
         default_factory=list, description="Browser origins `coder-agent serve` accepts besides its own address"
     )
+    # `[fetch]` in config.toml: allow_hosts, allow_private (`flat_tables`)
+    fetch_allow_hosts: list[str] = Field(
+        default_factory=list,
+        description="Hosts (globs), addresses or networks the fetch tool may reach though they are not public",
+    )
+    fetch_allow_private: bool = Field(
+        default=False, description="Let the fetch tool reach private, loopback and link-local addresses"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
@@ -163,7 +171,7 @@ class Settings(BaseModel):
             self._environ.pop(name, None)
         return type(self).load(self._environ, user_files=self._user_files, lenient=True)
 
-    @field_validator("models", "mcp_config", "serve_origins", mode="before")
+    @field_validator("models", "mcp_config", "serve_origins", "fetch_allow_hosts", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         if isinstance(value, str):
@@ -244,7 +252,7 @@ class Settings(BaseModel):
                 if not lenient:
                     raise
                 problems["files"], config = str(exc), {}
-            for option, setting in config.items():
+            for option, setting in flat_tables(config, cls.model_fields).items():
                 if option in cls.model_fields and option not in values:
                     values[option] = setting
                     sources[option] = str(path)
@@ -273,6 +281,19 @@ class Settings(BaseModel):
         settings._user_files = user_files
         settings.learn_secrets()
         return settings
+
+
+def flat_tables(config: dict[str, object], fields: Iterable[str]) -> dict[str, object]:
+    """A config file's `[section]` tables as the settings they hold: `[fetch] allow_hosts` is `fetch_allow_hosts`.
+    Only tables some setting's name starts with are flattened; the others stay as they are."""
+    names = tuple(fields)
+    flat: dict[str, object] = {}
+    for option, setting in config.items():
+        if isinstance(setting, dict) and any(name.startswith(option + "_") for name in names):
+            flat.update({f"{option}_{key}": value for key, value in setting.items()})
+        else:
+            flat[option] = setting
+    return flat
 
 
 def unknown_setting(name: str, where: str, known: Iterable[str], prefix: str = "") -> str:

@@ -22,6 +22,7 @@ from ..agent.sessions.claims import SessionClaims
 from ..agent.sessions.live import Sessions
 from ..agent.sessions.options import SessionConfig
 from ..agent.tools import builtin_tools
+from ..agent.tools.fetch_addresses import FetchPolicy
 from ..agent.usage import Prices
 from ..config.settings import Settings
 from ..kit.logs import mask_records
@@ -74,6 +75,11 @@ def model_factory(current: Callable[[], Settings], early_call: EarlyCall | None 
     return make
 
 
+def fetch_policy(settings: Settings) -> FetchPolicy:
+    """What the user's config lets the fetch tool reach besides public addresses."""
+    return FetchPolicy.of(settings.fetch_allow_hosts, settings.fetch_allow_private)
+
+
 def prices_of(settings: Settings) -> Prices | None:
     """The user's prices for a model litellm does not price; None when they gave none."""
     if settings.input_price is None and settings.output_price is None:
@@ -112,7 +118,7 @@ def build_agent(
         client,
         sessions,
         model_factory(current, early_reply.call if early_reply is not None else None),
-        builtin_tools,
+        lambda: builtin_tools(lambda: fetch_policy(current())),
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
         compact_at=settings.compact_at,

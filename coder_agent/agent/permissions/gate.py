@@ -113,8 +113,11 @@ class PermissionRules:
     tools: dict[str, bool] = field(default_factory=dict)
     prefixes: dict[tuple[str, ...], bool] = field(default_factory=dict)
     exact_commands: dict[str, bool] = field(default_factory=dict)  # commands that have no safe prefix
+    domains: dict[str, bool] = field(default_factory=dict)  # web pages' hosts (`fetch`)
 
     def lookup(self, tool: str, intent: Intent) -> bool | None:
+        if intent.domain is not None:
+            return self.domains.get(intent.domain)
         if intent.command is None:
             return self.tools.get(_tool_key(tool, intent))
         command = (intent.command or "").strip()
@@ -127,6 +130,9 @@ class PermissionRules:
         return None
 
     def remember(self, tool: str, intent: Intent, allowed: bool) -> None:
+        if intent.domain is not None:
+            self.domains[intent.domain] = allowed
+            return
         if intent.command is None:
             self.tools[_tool_key(tool, intent)] = allowed
             return
@@ -145,6 +151,8 @@ class PermissionRules:
         if intent.mcp_tool is not None:
             server, name = intent.mcp_tool
             return f"{server}'s `{name}`"
+        if intent.domain is not None:
+            return f"fetching from {intent.domain}"
         if intent.command is None:
             return f"`{tool}` calls"
         command = (intent.command or "").strip()
@@ -176,7 +184,7 @@ def decide(
         return Decision("allow")
     if mode == "bypass":
         return Decision("allow")
-    if mode == "plan":
+    if mode == "plan" and intent.effect != "fetch":  # reading a web page changes nothing: it asks, as elsewhere
         what = "edits files" if intent.effect == "edit" else "runs commands or has side effects"
         return Decision(
             "deny", f"Plan mode is read-only and this call {what}.", "Describe the change as a plan instead."
@@ -205,9 +213,10 @@ def decide(
 def permission_options(tool: str, intent: Intent, lasting: bool = False) -> list[PermissionOption]:
     """What the user may answer: allow once, always allow, reject. People choose among those three (the agents
     they know offer the same); an "always reject", or an "always" for every scope, made six or eight options to
-    read before each call. With `lasting` (the user's rules file can be written), "always" keeps a command prefix
-    or an MCP tool for this project (`rules.toml`); file edits are kept for the session (a project that should
-    take every edit unasked has a mode for it: accept-edits). Rules for other scopes go in `rules.toml` by hand."""
+    read before each call. With `lasting` (the user's rules file can be written), "always" keeps a command prefix,
+    an MCP tool or a web page's host for this project (`rules.toml`); file edits are kept for the session (a
+    project that should take every edit unasked has a mode for it: accept-edits). Rules for other scopes go in
+    `rules.toml` by hand."""
     label = PermissionRules.always_label(tool, intent)
     for_project = lasting and not (intent.effect == "edit" and intent.command is None)
     always = (

@@ -7,6 +7,7 @@ A rule allows or rejects calls without asking. It names what it covers with
 - `command`: a command prefix, word by word (`npm test` covers `npm test -- -x`, never `npm test; rm -rf ~`:
   commands that chain, redirect or substitute match no prefix), or `exact_command`: one command exactly;
 - `path`: a glob the written files must all match (`docs/**`, `*.md`; relative to the project, or absolute);
+- `domain`: the host of a web page `fetch` reads (a glob: `docs.python.org`, `*.python.org`; no port);
 - `project`: the project's folder (absolute); a session in that folder or below it uses the rule. Without it
   the rule is for all projects.
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 Action = Literal["allow", "reject"]
 Scope = Literal["project", "global"]
-FIELDS = ("action", "tool", "mcp", "command", "exact_command", "path", "project")
+FIELDS = ("action", "tool", "mcp", "command", "exact_command", "path", "domain", "project")
 
 
 def glob_pattern(pattern: str) -> re.Pattern[str]:
@@ -77,6 +78,7 @@ class Rule:
     exact_command: str | None = None
     path: str | None = None
     project: str | None = None
+    domain: str | None = None
 
     @property
     def scope(self) -> Scope:
@@ -108,6 +110,8 @@ class Rule:
                     raise ValueError
             except ValueError:
                 raise ValueError("command must be words such as `npm test`") from None
+        if values["domain"] is not None and any(char in str(values["domain"]) for char in "/:@ "):
+            raise ValueError("domain must be a host name such as docs.python.org (a glob; no scheme, port or path)")
         if values["project"] is not None and not os.path.isabs(str(values["project"])):
             raise ValueError("project must be an absolute path")
         return cls(**values)  # type: ignore[arg-type]
@@ -123,6 +127,8 @@ class Rule:
             what += f" the command `{self.exact_command}`"
         if self.path is not None:
             what += f" on {self.path}"
+        if self.domain is not None:
+            what += f" from {self.domain}"
         where = f"in {self.project}" if self.project is not None else "in all projects"
         return f"{self.action} {what} {where}"
 
@@ -137,6 +143,10 @@ class Rule:
         if self.tool is not None and not fnmatch.fnmatchcase(tool, self.tool):
             return False
         if (self.command is not None or self.exact_command is not None) and not self._command_matches(intent):
+            return False
+        if self.domain is not None and (
+            intent.domain is None or not fnmatch.fnmatchcase(intent.domain.lower(), self.domain.lower())
+        ):
             return False
         return self.path is None or self._paths_match(intent, project or os.path.realpath(cwd))
 
@@ -174,6 +184,8 @@ def rule_for(action: Action, tool: str, intent: Intent, project: str | None) -> 
     """The rule an "always" answer to this call keeps: the command's prefix, the MCP tool, or the tool."""
     if intent.mcp_tool is not None:
         return Rule(action, mcp="/".join(intent.mcp_tool), project=project)
+    if intent.domain is not None:
+        return Rule(action, tool=tool, domain=intent.domain, project=project)
     if intent.command is not None:
         command = intent.command.strip()
         prefix = command_prefix(command)

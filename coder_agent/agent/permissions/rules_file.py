@@ -15,6 +15,11 @@
     tool = "write_file"
     path = "**/*.lock"          # the written files (relative to the project, or absolute)
 
+    [[rule]]
+    action = "allow"
+    tool = "fetch"
+    domain = "*.python.org"     # the web pages' host (a glob)
+
 Answers given in the editor ("Always allow ... in this project") are appended; `coder-agent rules` lists and
 removes them. The file is read again when it changes; a rule that cannot be used is skipped (and logged), and
 a file that cannot be read gives no rules at all: calls ask, as if there were none.
@@ -35,7 +40,8 @@ log = logging.getLogger(__name__)
 
 HEADER = (
     "# coder-agent permission rules: calls they cover run (allow) or are refused (reject) without asking.\n"
-    "# Fields: action, tool or mcp (server/tool), command or exact_command, path (a glob), project (a folder).\n"
+    "# Fields: action, tool or mcp (server/tool), command or exact_command, path (a glob), domain (a web host),\n"
+    "# project (a folder).\n"
     "# Edit by hand, or list and remove them with `coder-agent rules`.\n"
 )
 

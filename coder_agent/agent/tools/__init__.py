@@ -6,16 +6,20 @@ Importing this package imports none of them: `session/new` is answered without t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .base import Tool
+    from .fetch_addresses import FetchPolicy
 
 
-def builtin_tools() -> list[Tool[Any]]:
+def builtin_tools(fetch_policy: Callable[[], FetchPolicy] | None = None) -> list[Tool[Any]]:
+    """`fetch_policy`: what the user's config lets `fetch` reach besides public addresses (default: nothing)."""
     from .apply_patch import ApplyPatch
     from .ask_user import AskUser
     from .edit_file import EditFile
+    from .fetch import Fetch
     from .list_dir import ListDir
     from .read_file import ReadFile
     from .run_command import RunCommand
@@ -26,4 +30,5 @@ def builtin_tools() -> list[Tool[Any]]:
     return [
         *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()),
         AskUser(),
+        Fetch(fetch_policy) if fetch_policy is not None else Fetch(),
     ]

@@ -30,8 +30,9 @@ from ...kit.prompts import read_prompt
 from ..client import Client
 from ..workspace.files import Files
 
-Effect = Literal["read", "edit", "execute", "none"]
-"""What the permission gate decides on: reading is free, editing and executing may ask, `none` never asks."""
+Effect = Literal["read", "edit", "execute", "fetch", "none"]
+"""What the permission gate decides on: reading is free, editing and executing may ask, `none` never asks;
+`fetch` (a web page) asks as a command does, in plan mode too, where it is allowed: it changes nothing here."""
 
 
 class ToolError(Exception):
@@ -68,6 +69,7 @@ class Intent:
     changes: list[FileChange] = field(default_factory=list)  # for edits
     command: str | None = None  # for shell commands: "always allow" remembers its prefix
     mcp_tool: tuple[str, str] | None = None  # for an MCP server's tool: (server, tool), what rules name
+    domain: str | None = None  # for a web page fetched: its host, what "always allow this domain" keeps
 
     @property
     def written_paths(self) -> list[str]:
@@ -112,6 +114,9 @@ class ToolContext:
     tool_call_id: str = ""
     # Wrote (or deleted) `path`: the turn's checkpoint reads back what the write left.
     after_write: Callable[[str], Awaitable[None]] | None = None
+    # Whether the permission gate lets (tool, intent) run without asking: `fetch` follows a redirect to another
+    # host only when the user allowed that host already.
+    runs_unasked: Callable[[str, Intent], bool] = lambda tool, intent: False
 
     def resolve(self, path: str) -> str:
         """An absolute, normalised path; relative paths are taken from the session's cwd."""
