@@ -8,7 +8,8 @@ same run. Also: `session/new` with an MCP server named in it (one that never ans
 answer is timed) next to one without, and a slash command as the first prompt next to a plain one (the model
 `openai/bench`).
 
-    python bench/wires.py [--runs 5] [--pythonpath DIR]   # DIR: another checkout's agent (before/after)
+    python bench/wires.py [--runs 5] [--pythonpath DIR]   # DIR: another checkout's agent instead of this one
+    python bench/wires.py --before DIR                    # this checkout and DIR's, round by round, one table each
 """
 
 from __future__ import annotations
@@ -122,7 +123,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--pythonpath", default="", help="run the agent of another checkout")
+    parser.add_argument("--before", default="", help="also run another checkout's agent, in the same rounds")
     args = parser.parse_args()
+    checkouts = {"": args.pythonpath} if not args.before else {"": args.pythonpath, " (before)": args.before}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "script.json"
         script().save(path)
@@ -135,40 +138,45 @@ def main() -> None:
         try:
             assert server.stdout is not None
             url = server.stdout.readline().strip()
-            base = dict(os.environ, CODER_AGENT_API_KEY="sk-bench")
-            if args.pythonpath:
-                base["PYTHONPATH"] = args.pythonpath
             agent_cmd = [sys.executable, "-m", "coder_agent", "acp"]
             results: dict[str, list[dict[str, float]]] = {}
             failed: dict[str, str] = {}
-            for i in range(args.runs + 1):  # the first round warms the bytecode caches and is dropped
+            for i, (suffix, pythonpath) in (
+                (i, checkout) for i in range(args.runs + 1) for checkout in checkouts.items()
+            ):  # the first round warms the bytecode caches and is dropped
+                base = dict(os.environ, CODER_AGENT_API_KEY="sk-bench")
+                if pythonpath:
+                    base["PYTHONPATH"] = pythonpath
                 rounds: dict[str, dict[str, float]] = {}
                 for label, model, extra in MODELS:
                     api_base = url.removesuffix("/v1") if model.startswith("anthropic/") else url
                     env = dict(base, CODER_AGENT_API_BASE=api_base, CODER_AGENT_MODEL=model, **extra)
-                    env["CODER_AGENT_HOME"] = f"{tmp}/home-{i}-{label}"
+                    env["CODER_AGENT_HOME"] = f"{tmp}/home-{i}-{label}{suffix}"
                     try:
                         rounds[label] = one_run(agent_cmd, env, tmp)
                     except RuntimeError as exc:  # another checkout may not speak a wire (Ollama's /v1 before)
-                        failed[label] = str(exc)[:100]
+                        failed[label + suffix] = str(exc)[:100]
                 plain = dict(base, CODER_AGENT_API_BASE=url, CODER_AGENT_MODEL="openai/bench")
-                rounds["openai/bench, plain"] = one_run(agent_cmd, dict(plain, CODER_AGENT_HOME=f"{tmp}/p{i}"), tmp)
+                home = f"{tmp}/{i}{suffix}"
+                rounds["openai/bench, plain"] = one_run(agent_cmd, dict(plain, CODER_AGENT_HOME=f"{home}p"), tmp)
                 rounds["an MCP server in session/new"] = one_run(
-                    agent_cmd, dict(plain, CODER_AGENT_HOME=f"{tmp}/m{i}"), tmp, mcp=True
+                    agent_cmd, dict(plain, CODER_AGENT_HOME=f"{home}m"), tmp, mcp=True
                 )
                 rounds["slash command /init"] = one_run(
-                    agent_cmd, dict(plain, CODER_AGENT_HOME=f"{tmp}/s{i}"), tmp, text="/init"
+                    agent_cmd, dict(plain, CODER_AGENT_HOME=f"{home}s"), tmp, text="/init"
                 )
-                rounds["floor"] = one_run([sys.executable, str(FLOOR)], dict(base, CODER_AGENT_API_BASE=url), tmp)
+                floor = one_run([sys.executable, str(FLOOR)], dict(os.environ, CODER_AGENT_API_BASE=url), tmp)
                 if i:
                     for name, figures in rounds.items():
-                        results.setdefault(name, []).append(figures)
+                        results.setdefault(name + suffix, []).append(figures)
+                    results.setdefault("floor", []).append(floor)
         finally:
             server.terminate()
             server.wait()
     ms = 1000.0
     floor = median(results["floor"], "first chunk")
-    print(f"runs: {args.runs} (medians, ms from spawn); load average {os.getloadavg()[0]:.1f} {args.pythonpath}")
+    where = " ".join(filter(None, [args.pythonpath, args.before and f"before: {args.before}"]))
+    print(f"runs: {args.runs} (medians, ms from spawn); load average {os.getloadavg()[0]:.1f} {where}")
     print(f"{'':34} {'init':>5} {'new':>5} {'first':>6} {'/floor':>7} {'last':>6} {'end':>6} {'end-last':>9}")
     for name, runs in results.items():
         first, last, end = (median(runs, key) for key in ("first chunk", "last chunk", "end_turn"))
