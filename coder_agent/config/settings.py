@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from ..kit import masking
 from ..kit.credentials import PREFIX
 from ..kit.modes import MODE_IDS, THOUGHT_LEVEL_IDS
+from .language_servers import LanguageServerConfig, parse_lsp_setting
 from .userfiles import CONFIG_FILE, config_dir, xdg_folder
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,13 @@ class Settings(BaseModel):
     serve_origins: list[str] = Field(
         default_factory=list, description="Browser origins `coder-agent serve` accepts besides its own address"
     )
+    language_servers: bool = Field(
+        default=True, description="Check edited files with language servers (Python, TypeScript, [lsp.*])"
+    )
+    lsp_wait: float = Field(default=3.0, gt=0, le=60, description="Seconds an edit waits for its diagnostics")
+    lsp: dict[str, LanguageServerConfig] = Field(
+        default_factory=dict, description="Language servers: [lsp.<language>] tables (command, args, extensions)"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
@@ -169,6 +177,11 @@ class Settings(BaseModel):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("lsp", mode="before")
+    @classmethod
+    def _lsp_tables(cls, value: object) -> object:
+        return parse_lsp_setting(value)
 
     @field_validator("default_mode")
     @classmethod
