@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 def builtin_tools() -> list[Tool[Any]]:
     from .apply_patch import ApplyPatch
     from .ask_user import AskUser
+    from .diagnostics import DiagnosticsTool
     from .edit_file import EditFile
     from .list_dir import ListDir
     from .read_file import ReadFile
@@ -26,4 +27,5 @@ def builtin_tools() -> list[Tool[Any]]:
     return [
         *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()),
         AskUser(),
+        DiagnosticsTool(),
     ]

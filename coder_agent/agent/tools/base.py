@@ -28,7 +28,9 @@ from ...acp.schema import (
 )
 from ...kit.prompts import read_prompt
 from ..client import Client
+from ..diagnostics import Diagnostics, Edit
 from ..workspace.files import Files
+from .problems import check_edits
 
 Effect = Literal["read", "edit", "execute", "none"]
 """What the permission gate decides on: reading is free, editing and executing may ask, `none` never asks."""
@@ -112,6 +114,8 @@ class ToolContext:
     tool_call_id: str = ""
     # Wrote (or deleted) `path`: the turn's checkpoint reads back what the write left.
     after_write: Callable[[str], Awaitable[None]] | None = None
+    # The session's language servers: an edit's result says what problems it introduced.
+    diagnostics: Diagnostics | None = None
 
     def resolve(self, path: str) -> str:
         """An absolute, normalised path; relative paths are taken from the session's cwd."""
@@ -182,4 +186,12 @@ async def apply_changes(changes: Sequence[FileChange], ctx: ToolContext) -> Tool
             done.append(f"{verb} {ctx.display(change.path)}")
         if ctx.after_write is not None:
             await ctx.after_write(change.path)
-    return ToolResult(output="; ".join(done) or "no changes", content=[change.diff() for change in changes])
+    output = "; ".join(done) or "no changes"
+    content: list[ToolCallContent] = [change.diff() for change in changes]
+    # The server is given the text written here (not read back: the editor may hold it in a buffer).
+    edits = [Edit(change.path, change.old_text, change.new_text) for change in changes]
+    checked = await check_edits(ctx.diagnostics, edits, ctx.display)
+    if checked is not None:
+        output = f"{output}\n{checked}"
+        content.append(text_content(checked))
+    return ToolResult(output=output, content=content)
