@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
@@ -50,6 +50,15 @@ class _Baseline:
     text: str | None
     problems: list[Diagnostic] | None
     written: str | None = None
+    learning: anyio.Lock = field(default_factory=anyio.Lock)  # its problems are asked for once, not twice
+
+    async def learn(self, server: LanguageServer, path: str) -> list[Diagnostic]:
+        """The problems of the baseline's text, asked for unless known (raises `ServerGone`)."""
+        async with self.learning:
+            if self.problems is None:
+                assert self.text is not None
+                self.problems = await server.diagnostics(path, self.text)
+            return self.problems
 
 
 class SessionServers:
@@ -132,14 +141,11 @@ class SessionServers:
 
     async def _learn(self, server: LanguageServer, path: str, baseline: _Baseline) -> None:
         """The baseline's problems, in the background (the server may still be starting)."""
-        assert baseline.text is not None
         with anyio.move_on_after(START_TIMEOUT):
             try:
-                problems = await server.diagnostics(path, baseline.text)
+                await baseline.learn(server, path)
             except ServerGone:
                 return
-            if baseline.problems is None:
-                baseline.problems = problems
 
     async def after_edits(self, edits: Sequence[Edit], wait: float) -> list[EditReport]:
         checks: dict[tuple[str, str], list[tuple[Edit, _Baseline]]] = {}
@@ -174,9 +180,7 @@ class SessionServers:
     ) -> None:
         assert edit.new_text is not None
         try:
-            if baseline.problems is None:
-                assert baseline.text is not None
-                baseline.problems = await server.diagnostics(edit.path, baseline.text)
+            await baseline.learn(server, edit.path)
             done[edit.path] = await server.diagnostics(edit.path, edit.new_text)
         except ServerGone:
             await server.down.wait()  # soon: how it ended is being read (bounded by the caller)

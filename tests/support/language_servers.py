@@ -8,12 +8,12 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from coder_agent.config.language_servers import LanguageServerConfig
-from coder_agent.lsp.specs import ServerSpec, configured
+if TYPE_CHECKING:
+    from coder_agent.lsp.specs import ServerSpec
 
 SCRIPT = str(Path(__file__).parent / "lsp_server_script.py")
 FAKE_EXTENSION = ".fake"
@@ -32,6 +32,9 @@ def fake_table(*flags: str) -> dict[str, Any]:
 
 def fake_specs(*flags: str) -> list[ServerSpec]:
     """The configured servers with the test server's table (the defaults stay, for their own files)."""
+    from coder_agent.config.language_servers import LanguageServerConfig
+    from coder_agent.lsp.specs import configured
+
     specs, problems = configured({"fake": LanguageServerConfig.model_validate(fake_table(*flags))})
     assert not problems
     return specs
