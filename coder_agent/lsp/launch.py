@@ -10,16 +10,20 @@ trusted choice instead:
   own config cannot name an interpreter (basedpyright refuses `pythonPath` there: seen).
 - typescript-language-server runs the checkout's `node_modules/typescript` when there is one, before its own;
   it is given the `tsserver.path` of the TypeScript installed beside it instead, and is not started without one.
+  TypeScript 7 (the native compiler, npm's `typescript` from 7.0) has no `tsserver.js` for it, but serves LSP
+  itself: where typescript-language-server cannot start, a `tsc` of TypeScript 7 on PATH is (`tsc --lsp --stdio`;
+  pull diagnostics, a check in tens of milliseconds).
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..kit.untrusted import is_inside, real_roots
@@ -112,8 +116,34 @@ def _tsserver_beside(program: str) -> str | None:
         folder = parent
 
 
+def _native_typescript(roots: Sequence[str]) -> str | None:
+    """A `tsc` on PATH that is TypeScript 7 or later (its package says so), which serves LSP itself."""
+    program = find_program("tsc", roots)
+    if program is None:
+        return None
+    package = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(program))), "package.json")
+    try:
+        with open(package, encoding="utf-8") as handle:
+            about = json.load(handle)
+        major = int(str(about.get("version", "0")).split(".")[0])
+    except (OSError, ValueError, AttributeError):
+        return None
+    return program if about.get("name") == "typescript" and major >= 7 else None
+
+
 def launch(spec: ServerSpec, root: str, roots: Sequence[str]) -> Launch:
     """How `spec` starts in `root`; raises `CannotStart` saying why it cannot."""
+    try:
+        return _launch(spec, root, roots)
+    except CannotStart as exc:
+        native = _native_typescript(roots) if spec.default and spec.language == "typescript" else None
+        if native is None:
+            raise
+        log.debug("%s; TypeScript 7's own server is used instead", exc)
+        return Launch(replace(spec, command="tsc", args=("--lsp", "--stdio")), native, root, dict(spec.settings), None)
+
+
+def _launch(spec: ServerSpec, root: str, roots: Sequence[str]) -> Launch:
     program = find_program(spec.command, roots)
     if program is None:
         raise CannotStart(f"{spec.command} was not found on PATH")

