@@ -48,6 +48,7 @@ class EditReport:
     fixed: int = 0
     remaining: int = 0
     late: bool = False
+    starting: bool = False  # late because the server is still starting
     stopped: str | None = None
 
 

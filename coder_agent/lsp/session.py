@@ -212,7 +212,8 @@ class SessionServers:
             remaining += change.remaining
             self._baselines[edit.path] = _Baseline(edit.new_text, now)  # what the model hears now
         late = not all(edit.path in done for edit, _ in files)
-        return EditReport(server.name, paths, tuple(new), fixed, remaining, late=late)
+        starting = late and not server.ready.is_set()
+        return EditReport(server.name, paths, tuple(new), fixed, remaining, late=late, starting=starting)
 
     # ---- the `diagnostics` tool ------------------------------------------------------------------------------
 

@@ -64,19 +64,21 @@ async def test_a_fix_is_told_no_new_problems_and_how_many_it_fixed(workspace: Pa
     assert fixed.new == () and (fixed.fixed, fixed.remaining) == (2, 0)
 
 
-async def test_a_server_that_never_answers_holds_an_edit_no_longer_than_the_wait(workspace: Path) -> None:
-    async with servers(workspace, "--hang", wait=0.5) as session:
+@pytest.mark.parametrize("hangs", ["--hang", "--hang-diagnostics"])
+async def test_a_server_that_never_answers_holds_an_edit_no_longer_than_the_wait(workspace: Path, hangs: str) -> None:
+    async with servers(workspace, hangs, wait=0.5) as session:
         for _ in range(2):
             started = time.monotonic()
             [report] = await session.after_edits([edit(workspace, OLD, OLD + "ERROR\n")], session.edit_wait)
             assert time.monotonic() - started < 1.5
             assert report.late and report.new == ()
+            assert report.starting or hangs == "--hang-diagnostics"  # it never answered initialize
 
 
 async def test_a_check_that_was_late_is_compared_later_with_what_the_model_last_heard(workspace: Path) -> None:
     async with servers(workspace, "--slow-start", "1", wait=0.3) as session:
         [late] = await session.after_edits([edit(workspace, OLD, OLD + "ERROR one\n")], session.edit_wait)
-        assert late.late
+        assert late.late and late.starting
         with anyio.fail_after(15):
             [report] = await session.after_edits([edit(workspace, OLD + "ERROR one\n", OLD + "ERROR one\nx\n")], 10)
     assert [p.line for p in report.new] == [4]  # the first edit's error, never told before

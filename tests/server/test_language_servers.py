@@ -65,7 +65,7 @@ async def test_a_server_that_hangs_holds_an_edit_no_longer_than_the_wait(
     assert took < 1.0 + 2.5  # the wait, and the two model turns and the write around it
     assert call["statuses"][-1] == "completed"
     told = model_saw(srv.requests[-1].body)
-    assert told.startswith("created a.fake\nfake had not finished checking a.fake within 1 s")
+    assert told.startswith("created a.fake\nfake is still starting: a.fake not checked yet; the next edit's check")
     assert (workspace / "a.fake").read_text() == "ERROR\n"
 
 

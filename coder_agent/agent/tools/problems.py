@@ -48,9 +48,14 @@ def edit_report_text(report: EditReport, display: Display, wait: float) -> str:
         parts.append("\n".join([heading, *_listed(report.new, MAX_EDIT_PROBLEMS, display, more)]))
     if report.late:
         names = ", ".join(display(path) for path in report.paths)
+        what = (
+            f"is still starting: {names} not checked yet"
+            if report.starting
+            else (f"had not finished checking {names} within {wait:g} s")
+        )
         parts.append(
-            f"{checker} had not finished checking {names} within {wait:g} s; the next edit's check compares with "
-            "the files as you last heard of them (or ask the diagnostics tool)."
+            f"{checker} {what}; the next edit's check compares with the files as you last heard of them (or ask "
+            "the diagnostics tool)."
         )
     elif not report.new:
         said = [f"No new problems ({checker})"]
