@@ -106,3 +106,21 @@ async def test_language_servers_off_check_nothing(
     assert model_saw(srv.requests[1].body) == "created a.fake"
     assert "language servers are off" in model_saw(srv.requests[2].body)
     assert running_in(workspace) == []
+
+
+async def test_a_patch_over_several_files_is_told_each_files_new_problems(
+    srv: ScriptedModelServer, make_settings: Any, workspace: Path
+) -> None:
+    (workspace / "one.fake").write_text("keep\nERROR old\n")
+    (workspace / "two.fake").write_text("fine\n")
+    patch = (
+        "--- a/one.fake\n+++ b/one.fake\n@@ -1,2 +1,3 @@\n keep\n+added\n ERROR old\n"
+        "--- a/two.fake\n+++ b/two.fake\n@@ -1 +1,2 @@\n fine\n+WARN now\n"
+        "--- /dev/null\n+++ b/three.txt\n@@ -0,0 +1 @@\n+ERROR in a file no server checks\n"
+    )
+    srv.enqueue(Reply.tool_calls([tool_call("apply_patch", {"patch": patch})]), Reply.text("done"))
+    async with session("bare", with_servers(make_settings, {"fake": fake_table()}), workspace) as run:
+        assert await run.prompt("patch it") == "end_turn"
+    told = model_saw(srv.requests[-1].body).splitlines()
+    assert told[0] == "updated one.fake; updated two.fake; created three.txt"
+    assert told[1:] == ["1 new problem (fake):", "two.fake:2:1: warning: warn here [W1]"]
