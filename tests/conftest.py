@@ -28,6 +28,8 @@ def not_the_callers_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     are dropped, and the XDG folders point into the test's own (empty) folder. A test that wants one sets it."""
     for name in [name for name in os.environ if name.startswith("CODER_AGENT_")]:
         monkeypatch.delenv(name)
+    # Language servers start only in the tests about them (a Python edit would start basedpyright anywhere else).
+    monkeypatch.setenv("CODER_AGENT_LANGUAGE_SERVERS", "0")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "caller-xdg" / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "caller-xdg" / "data"))
 

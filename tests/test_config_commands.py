@@ -24,7 +24,8 @@ TEST_SERVER = str(Path(__file__).parent / "support" / "mcp_server_script.py")
 
 
 def load(user: Path, **extra: str) -> tuple[Settings, dict[str, str]]:
-    environ = {"HOME": str(user), "CODER_AGENT_HOME": str(user / "data"), **extra}
+    # Language servers off: doctor would start each one (tests/lsp/test_doctor_servers.py checks that).
+    environ = {"HOME": str(user), "CODER_AGENT_HOME": str(user / "data"), "CODER_AGENT_LANGUAGE_SERVERS": "0", **extra}
     return Settings.load(environ, lenient=True), environ
 
 

@@ -29,6 +29,7 @@ AGENT_MODULES = (
     "client",
     "errors",
     "tool_source",
+    "diagnostics",
 )
 AGENT_CORE = {f"agent.{room}" for room in AGENT_ROOMS} | {f"agent.{name}" for name in AGENT_MODULES}
 
@@ -48,13 +49,15 @@ ALLOWED: dict[str, set[str]] = {
     # the core: its seams, its rooms, the turn on top
     "agent": set(),
     "agent.errors": set(),
+    "agent.diagnostics": set(),
     "agent.client": {"acp"},
     "agent.tool_source": {"agent.tools"},
     "agent.workspace": {"acp", "agent.client", "agent.errors", "kit", "prestart", "store"},
-    "agent.tools": {"acp", "agent.client", "agent.errors", "agent.workspace", "kit", "prestart"},
+    "agent.tools": {"acp", "agent.client", "agent.diagnostics", "agent.errors", "agent.workspace", "kit", "prestart"},
     "agent.permissions": {"acp", "agent.tools", "config", "kit"},
     "agent.sessions": {
-        *("acp", "agent.client", "agent.errors", "agent.permissions", "agent.tool_source", "agent.workspace"),
+        *("acp", "agent.client", "agent.diagnostics", "agent.errors", "agent.permissions", "agent.tool_source"),
+        "agent.workspace",
         *("kit", "llm", "prestart", "store"),
     },
     "agent.compaction": {"acp", "agent.client", "agent.errors", "agent.sessions", "kit", "llm", "store"},
@@ -66,7 +69,8 @@ ALLOWED: dict[str, set[str]] = {
     "agent.images": {"acp", "agent.errors", "llm"},
     "agent.context": {"acp", "agent.client", "agent.errors", "agent.workspace", "kit", "llm"},
     "agent.tool_calls": {
-        *("acp", "agent.client", "agent.errors", "agent.permissions", "agent.sessions", "agent.tools"),
+        *("acp", "agent.client", "agent.diagnostics", "agent.errors", "agent.permissions", "agent.sessions"),
+        "agent.tools",
         *("agent.workspace", "kit", "llm"),
     },
     "agent.turn": {
@@ -78,7 +82,10 @@ ALLOWED: dict[str, set[str]] = {
     # what the core is served by and serves
     "local": {"acp", "agent.client", "agent.errors", "kit"},
     "mcp": {"acp", "agent.errors", "agent.tool_source", "agent.tools", "config", "kit"},
-    "server": AGENT_CORE | {"acp", "config", "kit", "llm", "llm.wire", "local", "mcp", "prestart", "store"},
+    # the session's language servers: the core's seam they serve, the user's [lsp.*] tables, the child
+    # environment, and the watchdog and process groups that commands die by (a server dies by them too)
+    "lsp": {"agent.diagnostics", "config", "kit", "local"},
+    "server": AGENT_CORE | {"acp", "config", "kit", "llm", "llm.wire", "local", "lsp", "mcp", "prestart", "store"},
     "headless": {
         *("coder_agent", "acp", "agent.sessions", "agent.workspace", "config", "kit", "local", "prestart"),
         *("server", "store"),

@@ -34,14 +34,16 @@ from ..acp.schema import (
 from ..kit.masking import mask, replaced_by_masks
 from ..llm.messages import ToolCallRequest, ToolMessage
 from .client import Client
+from .diagnostics import Edit
 from .errors import ClientError
 from .permissions.gate import LASTING_SCOPE, SESSION_SCOPE, Decision, decide, permission_options
 from .permissions.lasting_rules import Rule, RuleBook, decision_of, rule_for
 from .sessions.session import Session, new_id
 from .tools.base import Intent, Tool, ToolContext, ToolError, ToolResult, text_content
+from .tools.problems import check_edits
 from .workspace.changes import Watch
 from .workspace.files import Files
-from .workspace.turn_files import TurnFiles, change_content, change_locations, for_model
+from .workspace.turn_files import CommandChange, TurnFiles, change_content, change_locations, for_model
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +191,9 @@ class ToolCallRunner:
         if (refused := _masks_written(intent, ctx)) is not None:
             await self._fail(call, refused, tool=tool)
             return
+        if ctx.diagnostics is not None:  # while the user looks at the diff, its server starts and looks at the file
+            for change in intent.changes:
+                ctx.diagnostics.expect(change.path, change.old_text)
         shown = ToolCallFields(
             tool_call_id=call.acp_id,
             title=intent.title,
@@ -258,6 +263,9 @@ class ToolCallRunner:
             await self._emit(report)
         except ClientError as exc:
             log.info("could not show the changed files: %s", exc.message)
+        checked = await check_edits(ctx.diagnostics, [_edit_of(change) for change in changes], ctx.display)
+        if checked is not None:
+            call.answer = f"{call.answer}\n{checked}"
 
     def _context(self, call: _Call) -> ToolContext:
         async def progress(content: list[ToolCallContent]) -> None:
@@ -280,6 +288,7 @@ class ToolCallRunner:
             after_write=after_write,
             tool_call_id=call.acp_id,
             runs_unasked=lambda name, intent: self._decide(name, intent).action == "allow",
+            diagnostics=session.diagnostics,
         )
 
     async def _announce(self, call: _Call, shown: ToolCallFields) -> None:
@@ -374,6 +383,16 @@ def _masks_written(intent: Intent, ctx: ToolContext) -> str | None:
                 "are: edit the other lines with edit_file, an old_string that does not include a mask."
             )
     return None
+
+
+def _edit_of(change: CommandChange) -> Edit:
+    """A command's change of a file as an edit: its texts, where both sides were read and are text."""
+    before, after = change.before, change.after
+    old = before.data.decode("utf-8", "replace") if before.data is not None else None
+    new = after.data.decode("utf-8", "replace") if after.data is not None else None
+    if (before.exists and old is None) or (after.exists and new is None):  # not read (too large, a link)
+        return Edit(change.path, None, None)
+    return Edit(change.path, old, new)
 
 
 def _internal(tool: str, exc: Exception) -> str:

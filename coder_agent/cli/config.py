@@ -33,6 +33,9 @@ def _shown(name: str, value: object) -> str:
         return "(set)"
     if isinstance(value, list):
         return ", ".join(str(item) for item in value)
+    if name == "lsp" and isinstance(value, dict):  # [lsp.<language>] tables: what each names
+        tables = {language: table.model_dump(exclude_none=True) for language, table in value.items()}
+        return "; ".join(f"{language}: {table}" for language, table in tables.items()) or "(none)"
     return str(value)
 
 

@@ -1,4 +1,5 @@
-"""`coder-agent doctor`: check the model and its key with one tiny request, and the MCP servers, and say what to fix.
+"""`coder-agent doctor`: check the model and its key with one tiny request, the MCP servers and the language servers,
+and say what to fix.
 
 Exit status 0 when everything checked works, 1 when something needs fixing (each such line starts with FIX).
 The request asks for a one-word reply, capped at a few tokens: it costs next to nothing.
@@ -146,6 +147,36 @@ async def check_mcp(settings: Settings, servers: list[McpServer], report: Report
             report.ok(f"MCP server {server.name}: {count} tools")
 
 
+async def check_language_servers(settings: Settings, cwd: Path, report: Report) -> None:
+    """Each language server an edit would start here: found, started, answering (its start-up time)."""
+    from ..lsp.launch import CannotStart, launch
+    from ..lsp.probe import probe
+    from ..lsp.specs import configured
+
+    if not settings.language_servers:
+        report.say("language servers are off (language_servers): edits are not checked for problems")
+        return
+    specs, problems = configured(settings.lsp)
+    for problem in problems:
+        report.fix(problem)
+    for spec in specs:
+        try:
+            how = launch(spec, str(cwd), [str(cwd)])
+        except CannotStart as exc:
+            hint = " (pip install 'coder-agent[lsp]')" if spec.language == "python" and spec.default else ""
+            line = f"no {spec.language} language server: {exc}{hint}"
+            if spec.default:  # ours, not there: edits in that language are simply not checked
+                report.say(line)
+            else:
+                report.fix(line)
+            continue
+        took, why = await probe(how)
+        if took is None:
+            report.fix(f"{spec.language} language server {how.program} did not start: {why}")
+        else:
+            report.ok(f"{spec.language} language server: {spec.name} ({how.program}), answered in {took:.1f} s")
+
+
 async def run_checks(settings: Settings, cwd: Path) -> Report:
     report = Report()
     for name, problem in settings.problems.items():
@@ -154,13 +185,15 @@ async def run_checks(settings: Settings, cwd: Path) -> Report:
         report.say(notice)
     await check_model(settings, report)
     await check_mcp(settings, mcp_servers(settings, cwd, report), report)
+    await check_language_servers(settings, cwd, report)
     return report
 
 
 def main(argv: list[str]) -> int:
     argparse.ArgumentParser(
         prog="coder-agent doctor",
-        description="Check the model and its key (one tiny request) and your MCP servers; say what to fix.",
+        description="Check the model and its key (one tiny request), your MCP servers and the language servers; "
+        "say what to fix.",
     ).parse_args(argv)
     from ..llm.loader import OFFLINE_ENV
 

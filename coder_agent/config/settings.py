@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from ..kit import masking
 from ..kit.credentials import PREFIX
 from ..kit.modes import MODE_IDS, THOUGHT_LEVEL_IDS
+from .language_servers import LanguageServerConfig, parse_lsp_setting
 from .userfiles import CONFIG_FILE, config_dir, xdg_folder
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,13 @@ class Settings(BaseModel):
     fetch_allow_private: bool = Field(
         default=False, description="Let the fetch tool reach private, loopback and link-local addresses"
     )
+    language_servers: bool = Field(
+        default=True, description="Check edited files with language servers (Python, TypeScript, [lsp.*])"
+    )
+    lsp_wait: float = Field(default=3.0, gt=0, le=60, description="Seconds an edit waits for its diagnostics")
+    lsp: dict[str, LanguageServerConfig] = Field(
+        default_factory=dict, description="Language servers: [lsp.<language>] tables (command, args, extensions)"
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).
@@ -177,6 +185,11 @@ class Settings(BaseModel):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("lsp", mode="before")
+    @classmethod
+    def _lsp_tables(cls, value: object) -> object:
+        return parse_lsp_setting(value)
 
     @field_validator("default_mode")
     @classmethod
@@ -285,11 +298,12 @@ class Settings(BaseModel):
 
 def flat_tables(config: dict[str, object], fields: Iterable[str]) -> dict[str, object]:
     """A config file's `[section]` tables as the settings they hold: `[fetch] allow_hosts` is `fetch_allow_hosts`.
-    Only tables some setting's name starts with are flattened; the others stay as they are."""
+    Only tables some setting's name starts with are flattened, and none that is a setting itself (`[lsp.<language>]`
+    is `lsp`, beside `lsp_wait`); the others stay as they are."""
     names = tuple(fields)
     flat: dict[str, object] = {}
     for option, setting in config.items():
-        if isinstance(setting, dict) and any(name.startswith(option + "_") for name in names):
+        if isinstance(setting, dict) and option not in names and any(name.startswith(option + "_") for name in names):
             flat.update({f"{option}_{key}": value for key, value in setting.items()})
         else:
             flat[option] = setting

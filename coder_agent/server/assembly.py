@@ -37,6 +37,7 @@ from ..store.sqlite import SqliteSessionStore
 from .early_reply import EarlyReply, WithoutAnswer
 from .editor import EditorClient
 from .handlers import Handlers
+from .language_servers import diagnostics_factory
 from .preload import Preload
 from .session_handlers import SessionHandlers
 from .session_mcp import SessionMcp
@@ -130,6 +131,7 @@ def build_agent(
     config = SessionConfig(settings.model, settings.models)
     if settings.config_dir is not None:
         sessions.rule_book = RuleFile(settings.config_dir)
+    sessions.diagnostics_for = diagnostics_factory(current, background)
     mcp = SessionMcp(current, client, background)
     preload = Preload(background, turns)
     state = AgentState(

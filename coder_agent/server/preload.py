@@ -25,11 +25,13 @@ class Preload:
         self._turns = turns
         self._started = False
         self._litellm = False
+        self._language_servers = False
 
     def start(self, model: str | None, settings: Settings) -> None:
         """For a session of `model` (made, loaded, resumed, forked or switched to it)."""
         if model is None:
             return
+        self._language_servers = settings.language_servers
         from ..llm.factory import needs_litellm
 
         litellm = not self._litellm and needs_litellm(model, settings.api_base, settings.environ)
@@ -50,9 +52,15 @@ class Preload:
         # The tools' modules and httpx, off the event loop; an agent that exits meanwhile does not wait for them.
         await anyio.to_thread.run_sync(self._turns.builtin, abandon_on_cancel=True)
         await anyio.to_thread.run_sync(http_client.prepare, abandon_on_cancel=True)
+        if self._language_servers:  # what the first edit's check imports (no server is started here)
+            await anyio.to_thread.run_sync(_import_language_servers, abandon_on_cancel=True)
 
     async def _load_litellm(self, model: str) -> None:
         from ..llm.loader import load_litellm
 
         log.debug("%s goes through litellm: importing it now", model)
         await load_litellm()
+
+
+def _import_language_servers() -> None:
+    import coder_agent.lsp.session  # noqa: F401

@@ -45,11 +45,13 @@ __all__ = [
 _INHERITED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT")
 # tests/conftest.py sets these so litellm stays offline; a subprocess only gets what we pass on.
 _OFFLINE_ENV = ("LITELLM_LOCAL_MODEL_COST_MAP", "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "HF_HUB_OFFLINE")
+# tests/conftest.py turns language servers off but in the tests about them: an agent process is told so too.
+_TEST_ENV = ("CODER_AGENT_LANGUAGE_SERVERS",)
 
 
 def base_env() -> dict[str, str]:
     """The minimal environment the agent gets before the test's own env is merged over it."""
-    return {key: os.environ[key] for key in (*_INHERITED_ENV, *_OFFLINE_ENV) if key in os.environ}
+    return {key: os.environ[key] for key in (*_INHERITED_ENV, *_OFFLINE_ENV, *_TEST_ENV) if key in os.environ}
 
 
 class AgentIO:

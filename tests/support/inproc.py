@@ -48,6 +48,7 @@ def test_settings(home: Path, api_base: str | None, **overrides: Any) -> Setting
         "retry_base_delay": 0.01,
         "max_retries": 2,
         "request_timeout": 20.0,
+        "language_servers": False,  # started only by the tests about them (tests/lsp, test_*diagnostics*)
     }
     values.update(overrides)
     return Settings.model_validate(values)

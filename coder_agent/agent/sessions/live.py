@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import anyio
@@ -13,6 +13,7 @@ from ...llm.messages import ChatMessage
 from ...store.base import SessionRecord, SessionStore, StoreError, now
 from ...store.checkpoints import SqliteCheckpoints
 from ..client import Client
+from ..diagnostics import Diagnostics
 from ..errors import Busy, InvalidInput, SessionNotFound, StoreUnavailable
 from ..permissions.gate import PermissionRules
 from ..permissions.lasting_rules import RuleBook
@@ -79,6 +80,8 @@ class Sessions:
         self._claims = claims
         self.live: dict[str, Session] = {}
         self.rule_book: RuleBook | None = None  # the user's lasting permission rules, given to every session
+        # Each live session's language servers (made here, started when first needed)
+        self.diagnostics_for: Callable[[Session], Diagnostics | None] | None = None
         checkpoints = self._checkpoint_store()
         self._locks = LiveLocks(checkpoints.home) if checkpoints is not None else None  # across processes
 
@@ -141,6 +144,7 @@ class Sessions:
         session.transcript = Transcript(session_id, self._client, self._store)
         session.checkpoints = Checkpoints(self._checkpoint_store(), session_id)
         session.rule_book = self.rule_book
+        session.diagnostics = self.diagnostics_for(session) if self.diagnostics_for is not None else None
         self._claim(session_id)  # a new id: nobody else holds it
         if self._store is not None:
             try:
@@ -223,6 +227,7 @@ class Sessions:
         session.transcript = Transcript(session_id, self._client, store)
         session.checkpoints = Checkpoints(self._checkpoint_store(), session_id)
         session.rule_book = self.rule_book
+        session.diagnostics = self.diagnostics_for(session) if self.diagnostics_for is not None else None
         if looks_interrupted(session.history):
             self._repair(store, session)
         return session

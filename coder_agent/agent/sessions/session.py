@@ -10,6 +10,7 @@ from ...acp.schema import SessionUpdate
 from ...kit.ids import new_id as new_id  # the ids of everything a session makes
 from ...kit.prompts import system_text
 from ...llm.messages import ChatMessage, SystemMessage
+from ..diagnostics import Diagnostics
 from ..permissions.gate import DEFAULT_MODE, PermissionRules
 from ..permissions.lasting_rules import RuleBook
 from ..tool_source import ToolSource
@@ -74,6 +75,7 @@ class Session:
     created_at: str = ""
     cost_usd: float = 0.0
     tool_source: ToolSource | None = None  # the session's MCP servers, say
+    diagnostics: Diagnostics | None = None  # its language servers (started when first needed)
     last_turn: LastTurn | None = None
     checkpoints: Checkpoints | None = None  # its turns' files, kept for undo
     notes: list[Note] = field(default_factory=list)  # for the model, with the next prompt sent it (`notes.py`)
@@ -139,6 +141,8 @@ class Session:
             with anyio.move_on_after(TURN_STOP_TIMEOUT):
                 await self.turn_done.wait()
         await self.replace_tool_source(None)
+        if self.diagnostics is not None:
+            await self.diagnostics.close()
 
     async def replace_tool_source(self, source: ToolSource | None) -> None:
         """Close the session's tool source, if it has one, and take `source` instead."""

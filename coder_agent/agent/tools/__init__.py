@@ -18,6 +18,7 @@ def builtin_tools(fetch_policy: Callable[[], FetchPolicy] | None = None) -> list
     """`fetch_policy`: what the user's config lets `fetch` reach besides public addresses (default: nothing)."""
     from .apply_patch import ApplyPatch
     from .ask_user import AskUser
+    from .diagnostics import DiagnosticsTool
     from .edit_file import EditFile
     from .fetch import Fetch
     from .list_dir import ListDir
@@ -31,4 +32,5 @@ def builtin_tools(fetch_policy: Callable[[], FetchPolicy] | None = None) -> list
         *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()),
         AskUser(),
         Fetch(fetch_policy) if fetch_policy is not None else Fetch(),
+        DiagnosticsTool(),
     ]

@@ -28,7 +28,9 @@ from ...acp.schema import (
 )
 from ...kit.prompts import read_prompt
 from ..client import Client
+from ..diagnostics import Diagnostics, Edit
 from ..workspace.files import Files
+from .problems import check_edits
 
 Effect = Literal["read", "edit", "execute", "fetch", "none"]
 """What the permission gate decides on: reading is free, editing and executing may ask, `none` never asks;
@@ -117,6 +119,8 @@ class ToolContext:
     # Whether the permission gate lets (tool, intent) run without asking: `fetch` follows a redirect to another
     # host only when the user allowed that host already.
     runs_unasked: Callable[[str, Intent], bool] = lambda tool, intent: False
+    # The session's language servers: an edit's result says what problems it introduced.
+    diagnostics: Diagnostics | None = None
 
     def resolve(self, path: str) -> str:
         """An absolute, normalised path; relative paths are taken from the session's cwd."""
@@ -187,4 +191,12 @@ async def apply_changes(changes: Sequence[FileChange], ctx: ToolContext) -> Tool
             done.append(f"{verb} {ctx.display(change.path)}")
         if ctx.after_write is not None:
             await ctx.after_write(change.path)
-    return ToolResult(output="; ".join(done) or "no changes", content=[change.diff() for change in changes])
+    output = "; ".join(done) or "no changes"
+    content: list[ToolCallContent] = [change.diff() for change in changes]
+    # The server is given the text written here (not read back: the editor may hold it in a buffer).
+    edits = [Edit(change.path, change.old_text, change.new_text) for change in changes]
+    checked = await check_edits(ctx.diagnostics, edits, ctx.display)
+    if checked is not None:
+        output = f"{output}\n{checked}"
+        content.append(text_content(checked))
+    return ToolResult(output=output, content=content)
