@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pydantic.fields import FieldInfo
 
-from ..config.settings import Settings, config_dir, home_of, merge_user_dotenv
+from ..config.settings import Settings, config_dir, home_of
+from ..config.sources import merge_user_dotenv
 from ..kit.credentials import PREFIX
 
 DESCRIPTION = """\

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..kit.credentials import is_agent_variable
 from ..kit.untrusted import Refused, read_capped
-from .settings import DOTENV, parse_dotenv, user_dotenv_files
+from .sources import DOTENV, parse_dotenv, user_dotenv_files
 from .userfiles import config_dir
 
 log = logging.getLogger(__name__)

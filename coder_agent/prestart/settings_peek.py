@@ -149,7 +149,7 @@ def _once(paths: list[str]) -> list[str]:
 
 
 def _merge_dotenv(env: dict[str, str]) -> None:
-    """The user's `.env` files' variables added to `env`, what is set winning (`settings.merge_user_dotenv`)."""
+    """The user's `.env` files' variables added to `env`, what is set winning (`config.sources.merge_user_dotenv`)."""
     for which in range(2):  # the config folder's file may move the data folder: the list is made again
         files = _once([os.path.join(_config_folder(env), ".env"), os.path.join(data_folder(env), ".env")])
         if which >= len(files):
@@ -300,7 +300,7 @@ def configured_model(environ: Mapping[str, str] | None = None) -> str | None:
 
 
 def _merge_saved_keys(env: dict[str, str]) -> None:
-    """The keys `coder-agent login` saved added to `env`, what is set winning (`settings.merge_saved_keys`, as
+    """The keys `coder-agent login` saved added to `env`, what is set winning (`config.sources.merge_saved_keys`, as
     `auth.keystore.KeyStore.load` reads them); `_Unsure` for a file it cannot read, or a key kept in the OS
     keyring that would count (its value is not read here)."""
     text = _read(os.path.join(_config_folder(env), CREDENTIALS_FILE))
