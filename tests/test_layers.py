@@ -68,9 +68,12 @@ ALLOWED: dict[str, set[str]] = {
     },
     "agent.images": {"acp", "agent.errors", "llm"},
     "agent.context": {"acp", "agent.client", "agent.errors", "agent.workspace", "kit", "llm"},
+    "agent.tool_permission": {
+        *("acp", "agent.client", "agent.errors", "agent.permissions", "agent.sessions", "agent.tools"),
+    },
     "agent.tool_calls": {
         *("acp", "agent.client", "agent.diagnostics", "agent.errors", "agent.permissions", "agent.sessions"),
-        "agent.tools",
+        *("agent.tool_permission", "agent.tools"),
         *("agent.workspace", "kit", "llm"),
     },
     "agent.turn": {
