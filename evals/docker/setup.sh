@@ -129,7 +129,15 @@ if ! docker info >/dev/null 2>&1; then
     need_root "starting dockerd"
     rm -f "$STATE/dockerd.pid"
     # At normal priority even when this script was niced (.ci/run nices it): the containers inherit it.
-    setsid nice -n "$((-$(nice)))" dockerd --pidfile "$STATE/dockerd.pid" >"$STATE/dockerd.log" 2>&1 </dev/null &
+    # On DOCKER_HOST's socket when it names one (a daemon of your own that other docker clients do not find).
+    listen=()
+    case "${DOCKER_HOST:-}" in
+        "") ;;
+        unix://*) listen=(-H "$DOCKER_HOST") ;;
+        *) echo "DOCKER_HOST=$DOCKER_HOST: setup.sh starts dockerd on a unix socket only" >&2; exit 1 ;;
+    esac
+    setsid nice -n "$((-$(nice)))" dockerd "${listen[@]}" --pidfile "$STATE/dockerd.pid" \
+        >"$STATE/dockerd.log" 2>&1 </dev/null &
     dockerd_pid=$!
     disown "$dockerd_pid"  # it outlives this script: not one of the jobs ended on the way out
     for _ in $(seq 1 120); do
