@@ -10,7 +10,7 @@ Harbor (the answer rebuilt from the runner's log, judged wrong) is checked witho
 test_harbor_export.py, on the log of a real Harbor job.
 
 EVALS_CONTAINERS_FULL=1 also runs Harbor's own oracle and `nop` agents on all 12 tasks and coder-agent with the
-null script (four Harbor jobs, several minutes): a longer local run.
+null script (three more Harbor jobs, a few minutes): a longer local run.
 
 Needs docker and Harbor (`bash evals/docker/setup.sh --harbor`; EVALS_HARBOR names the `harbor` command, by
 default the one that script installs). Skips without them, unless EVALS_REQUIRE_DOCKER=1 (CI).
