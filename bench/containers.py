@@ -31,7 +31,7 @@ from coder_agent.scripted.script import Script
 from coder_agent.scripted.server import ScriptedModelServer
 from evals.harness import RunConfig, run_eval
 from evals.harness.config import REPO_ROOT
-from evals.harness.docker import BASE_IMAGE, agent_image, bridge_gateway, build_wheel, cache_dir, wheelhouse
+from evals.harness.docker import BASE_IMAGE, agent_image, agent_wheel, bridge_gateway, cache_dir, wheelhouse
 from evals.harness.harbor_export import export_suite
 from evals.harness.runs import load_run
 from evals.harness.suite import load_suite, select_tasks
@@ -110,7 +110,7 @@ def _harbor(root: Path, tasks: list[str]) -> None:
         f"\nHarbor oracle: {sum(r.resolved for r in oracle.results)}/{len(oracle.results)} scored 1.0"
         f" in {time.monotonic() - started:.0f} s (4 at a time)"
     )
-    wheel = build_wheel(root)
+    wheel = agent_wheel()
     wheels = wheelhouse(BASE_IMAGE)
     smoke = {task.id: task for task in load_suite("smoke").tasks()}
     gateway = bridge_gateway()

@@ -87,13 +87,13 @@ class CoderAgent(AcpAgent):
             f"command -v python3 >/dev/null && command -v curl >/dev/null && [ -x {self._UV_INSTALL_DIR}/uv ]"
             f' && {runner} -c "import acp, sys; raise SystemExit(sys.version_info < (3, 12))"'
         )
-        return f"if {ready} >/dev/null 2>&1; then exit 0; fi\n{super()._build_dependencies_command(kind)}"
+        # When it does run, its set-up skips uv and the runner's virtualenv if the image has them, but then fails
+        # on a chmod of the folder it would have installed its Python in: made first (in the same exec: each
+        # one is a `docker compose exec`).
+        setup = f"mkdir -p {self._PYTHON_INSTALL_DIR}\n{super()._build_dependencies_command(kind)}"
+        return f"if {ready} >/dev/null 2>&1; then exit 0; fi\n{setup}"
 
     async def install(self, environment: BaseEnvironment) -> None:
-        # The runner's needs (python3, curl, uv, its virtualenv): its set-up skips uv and the virtualenv when the
-        # image has them (as the evals' base image does, for machines that cannot download them), but then fails
-        # on a chmod of the folder it would have installed its Python in.
-        await self.exec_as_root(environment, command=f"mkdir -p {self._PYTHON_INSTALL_DIR}")
         await super().install(environment)
         sources = ""
         if self._wheelhouse is not None:

@@ -40,6 +40,7 @@ LABEL = "coder-agent-evals"
 SETUP_HINT = "run `bash evals/docker/setup.sh` as root (it installs docker, starts dockerd and builds the base image)"
 _QUERY_TIMEOUT = 60.0
 _BUILD_TIMEOUT = 1800.0
+_WHEELS_KEPT = 8
 
 # A command in the container, in a session of its own whose id is written to a file first (`setsid -w` waits
 # for it and gives its exit code): `docker exec` does not pass a kill on, so a kill goes in by that id. When the
@@ -114,20 +115,13 @@ def _build(tag: str, context: Path, log: Path | None, dockerfile: Path | None = 
         raise DockerError(f"building {tag} from {context} failed: {str(exc)[-1500:]}") from exc
 
 
-def _tree_hash(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 def environment_image(environment: Path | None, base_image: str, log: Path | None = None) -> str:
     """The task's environment image: built from `environment/` (a Dockerfile in it), or the base image."""
     if environment is None:
         if not image_exists(base_image):
             raise DockerError(f"there is no image {base_image}: {SETUP_HINT}")
         return base_image
-    tag = f"coder-agent-evals-env:{_tree_hash(environment)[:16]}"
+    tag = f"coder-agent-evals-env:{_tree_digest([environment], environment)[:16]}"
     if not image_exists(tag):
         _build(tag, environment, log)
     return tag
@@ -138,19 +132,64 @@ def _requirements() -> list[str]:
     return list(project["dependencies"])
 
 
-def build_wheel(folder: Path) -> Path:
-    """This checkout as a wheel in `folder` (no dependencies: they go in a layer of their own)."""
+def build_wheel(folder: Path, project: Path = REPO_ROOT) -> Path:
+    """`project` (this checkout) as a wheel in `folder` (no dependencies: they go in a layer of their own)."""
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(folder), str(REPO_ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(folder), str(project)],
         capture_output=True,
         timeout=600,
         check=False,
         stdin=subprocess.DEVNULL,
     )
-    wheels = sorted(folder.glob("coder_agent-*.whl"))
+    wheels = sorted(folder.glob("*.whl"))
     if done.returncode != 0 or not wheels:
         raise DockerError(f"could not build the agent's wheel: {done.stderr.decode(errors='replace')[-1500:]}")
     return wheels[-1]
+
+
+def _wheel_sources(project: Path) -> list[Path]:
+    """What hatchling makes the wheel of: pyproject.toml's wheel target (its packages and force-included paths),
+    the readme, the license files, and pyproject.toml itself."""
+    pyproject = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    target = pyproject.get("tool", {}).get("hatch", {}).get("build", {}).get("targets", {}).get("wheel", {})
+    packages = target.get("packages")
+    if not packages:  # hatchling would guess them; a cache keyed on a guess could hand out a stale wheel
+        raise DockerError(f"{project / 'pyproject.toml'}: [tool.hatch.build.targets.wheel] names no packages")
+    readme = pyproject.get("project", {}).get("readme")
+    named = [*packages, *target.get("force-include", {}), *([readme] if isinstance(readme, str) else [])]
+    licenses = [p for p in project.iterdir() if p.name.startswith(("LICEN", "COPYING", "NOTICE", "AUTHORS"))]
+    return [project / "pyproject.toml", *(project / name for name in named), *licenses]
+
+
+def _tree_digest(paths: Sequence[Path], root: Path) -> str:
+    digest = hashlib.sha256()
+    files = {p for path in paths for p in ([path] if path.is_file() else path.rglob("*")) if p.is_file()}
+    for path in sorted(files):
+        if "__pycache__" in path.parts or path.suffix == ".pyc":
+            continue
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def agent_wheel(project: Path = REPO_ROOT) -> Path:
+    """This checkout's wheel, built once per state of its sources and kept in the cache: the runs, test workers
+    and CI's image step that need it in turn take the same file (a `pip wheel` costs seconds of CPU each)."""
+    folder = _cache_root() / f"wheel-{_tree_digest(_wheel_sources(project), project)[:16]}"
+    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if folder.is_dir():
+            return next(folder.glob("*.whl"))
+        partial = folder.with_name(folder.name + ".part")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir()
+        wheel = build_wheel(partial, project)
+        partial.rename(folder)
+    # Keep the newest few (a run may still be using the one before): each source change adds one.
+    built = [p for p in _cache_root().glob("wheel-*") if p.is_dir() and not p.name.endswith(".part")]
+    for old in sorted(built, key=lambda p: p.stat().st_mtime)[:-_WHEELS_KEPT]:
+        shutil.rmtree(old, ignore_errors=True)
+        old.with_name(f"{old.name}.lock").unlink(missing_ok=True)
+    return folder / wheel.name
 
 
 def cache_dir() -> Path:
@@ -161,14 +200,24 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "coder-agent-evals"
 
 
+def _cache_root() -> Path:
+    root = cache_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _wheelhouse_folder(image_ref: str) -> tuple[Path, str]:
+    """(the wheelhouse's folder for the image with id `image_ref`, the requirements it holds)."""
+    requirements = "\n".join(_requirements()) + "\n"
+    key = hashlib.sha256(f"{image_ref}\n{requirements}".encode()).hexdigest()[:16]
+    return _cache_root() / f"wheelhouse-{key}", requirements
+
+
 def wheelhouse(image: str) -> Path:
     """The agent's dependencies as wheels for `image`'s Python, built in a throwaway container of it (once per
     image and requirements): the agent's image installs them without an index, and so can Harbor's agent
     (`--ak wheelhouse=DIR`), in seconds rather than a download per trial."""
-    requirements = "\n".join(_requirements()) + "\n"
-    key = hashlib.sha256(f"{image_id(image)}\n{requirements}".encode()).hexdigest()[:16]
-    folder = cache_dir() / f"wheelhouse-{key}"
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder, requirements = _wheelhouse_folder(image_id(image))
     # One builder at a time (runs and test workers at once would each download it); the folder appears whole.
     with (folder.parent / f"{folder.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -215,20 +264,23 @@ class AgentImage:
 
 
 def agent_image(environment: str, log: Path | None = None) -> AgentImage:
-    """The environment image with this checkout's agent installed at /opt/coder-agent (built unless it exists)."""
-    with tempfile.TemporaryDirectory(prefix="evals-agent-image-") as tmp:
-        context = Path(tmp)
-        wheel = build_wheel(context)
-        wheel_sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        wheels = wheelhouse(environment)
-        dockerfile = _AGENT_DOCKERFILE.format(base=environment, prefix=AGENT_PREFIX, wheel=wheel.name)
-        (context / "Dockerfile").write_text(dockerfile, encoding="utf-8")
-        key = hashlib.sha256(f"{image_id(environment)}\n{wheel_sha}\n{wheels.name}\n{dockerfile}".encode())
-        tag = f"coder-agent-evals-agent:{key.hexdigest()[:16]}"
-        if not image_exists(tag):
-            shutil.copytree(wheels, context / "wheelhouse")
+    """The environment image with this checkout's agent installed at /opt/coder-agent (built unless it exists:
+    its tag says what went in, so an image already there is taken without building the wheelhouse)."""
+    wheel = agent_wheel()
+    wheel_sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    environment_id = image_id(environment)
+    wheels, _ = _wheelhouse_folder(environment_id)
+    dockerfile = _AGENT_DOCKERFILE.format(base=environment, prefix=AGENT_PREFIX, wheel=wheel.name)
+    key = hashlib.sha256(f"{environment_id}\n{wheel_sha}\n{wheels.name}\n{dockerfile}".encode())
+    tag = f"coder-agent-evals-agent:{key.hexdigest()[:16]}"
+    if not image_exists(tag):
+        with tempfile.TemporaryDirectory(prefix="evals-agent-image-") as tmp:
+            context = Path(tmp)
+            shutil.copytree(wheelhouse(environment), context / "wheelhouse")
+            shutil.copy2(wheel, context / wheel.name)
+            (context / "Dockerfile").write_text(dockerfile, encoding="utf-8")
             _build(tag, context, log)
-        return AgentImage(tag, environment, wheel.name, wheel_sha)
+    return AgentImage(tag, environment, wheel.name, wheel_sha)
 
 
 def missing_in_image(image: str, modules: Sequence[str]) -> list[str]:

@@ -134,7 +134,10 @@ def _dockerfile(task: Task, base_image: str) -> str:
     head = f"FROM {base_image}\n"
     if task.environment_dir is not None:
         head = (task.environment_dir / "Dockerfile").read_text(encoding="utf-8").rstrip() + "\n"
-    return f"{head}COPY workspace/ {WORKDIR}/\nWORKDIR {WORKDIR}\nRUN {_GIT_START}\n"
+    # Harbor's container runs `sh -c "sleep infinity"` as pid 1, which ignores SIGTERM: each trial's teardown
+    # would wait out docker's 10 s stop timeout (the trial is over by then; nothing is left to flush).
+    stop = "" if "STOPSIGNAL" in head.upper() else "STOPSIGNAL SIGKILL\n"
+    return f"{head}{stop}COPY workspace/ {WORKDIR}/\nWORKDIR {WORKDIR}\nRUN {_GIT_START}\n"
 
 
 def _task_toml(task: Task) -> str:

@@ -11,6 +11,7 @@ import json
 import os
 import uuid
 from pathlib import Path
+from typing import Literal
 
 import anyio
 import pytest
@@ -51,51 +52,45 @@ def _report(results: list[TrialResult]) -> str:
     return "\n".join(f"- {r.task}: {r.failure_mode} stop={r.stop_reason} {r.error or ''}" for r in results)
 
 
+# What CI runs (three smoke tasks: a fix through the editor's files, plan mode, a command in the editor's
+# terminal); EVALS_CONTAINERS_FULL=1 runs every smoke task, in both profiles (a longer local run).
+CI_TASKS = ["off-by-one", "plan-only", "terminal-generate"]
+FULL = os.environ.get("EVALS_CONTAINERS_FULL") == "1"
+
+
 @pytest.fixture(scope="module")
 def smoke_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, list[TrialResult]]]:
     _docker_or_skip()
     root = tmp_path_factory.mktemp("containers")
-    plans = {
-        "editor-golden": RunConfig(
-            suite="smoke",
-            tasks=["off-by-one", "terminal-generate", "new-module", "plan-only", "question-no-edit"],
-            offline="golden",
-            workers=WORKERS,
-            sandbox="docker",
-        ),
-        "bare-golden": RunConfig(
-            suite="smoke", tasks=["terminal-generate", "crlf-edit"], offline="golden", profile="bare", sandbox="docker"
-        ),
-        "bare-null": RunConfig(suite="smoke", tasks=["off-by-one"], offline="null", profile="bare", sandbox="docker"),
-    }
+    tasks = [] if FULL else CI_TASKS
+    plans = {"editor": RunConfig(suite="smoke", tasks=tasks, offline="golden", workers=WORKERS, sandbox="docker")}
+    if FULL:
+        plans["bare"] = RunConfig(suite="smoke", offline="golden", profile="bare", workers=WORKERS, sandbox="docker")
     return {name: (root / name, _run(config, root / name)) for name, config in plans.items()}
 
 
-def test_smoke_tasks_resolve_in_containers_in_both_profiles_with_modes_and_a_clean_wire(
+def test_smoke_tasks_resolve_in_containers_with_modes_and_a_clean_wire(
     smoke_runs: dict[str, tuple[Path, list[TrialResult]]],
 ) -> None:
-    for name in ("editor-golden", "bare-golden"):
-        _, results = smoke_runs[name]
+    for name, (_, results) in smoke_runs.items():
         unresolved = [r for r in results if not r.resolved or r.stop_reason != "end_turn"]
-        assert results and not unresolved, f"{name}:\n{_report(unresolved)}"
-    _, nulls = smoke_runs["bare-null"]
-    assert [(r.resolved, r.failure_mode) for r in nulls] == [(False, "verifier_failed")], _report(nulls)
-    for _, results in smoke_runs.values():
+        assert len(results) >= len(CI_TASKS) and not unresolved, f"{name}:\n{_report(unresolved)}"
         assert not [v for r in results for v in (*r.schema_violations, *r.protocol_violations)]
         assert not [r.task for r in results if r.agent_killed]
+    # plan-only's script tries to write in plan mode: it resolves only if the mode held in the container.
+    assert "plan-only" in {r.task for r in smoke_runs["editor"][1]}
 
 
-def test_the_editor_profile_serves_terminals_in_the_container_and_bare_uses_the_agents_own(
+def test_the_editor_profile_serves_files_and_terminals_in_the_container(
     smoke_runs: dict[str, tuple[Path, list[TrialResult]]],
 ) -> None:
-    editor_dir, editor = smoke_runs["editor-golden"]
+    editor_dir, editor = smoke_runs["editor"]
     [generate] = [r for r in editor if r.task == "terminal-generate"]
     assert generate.permission_requests >= 1
     calls = methods(trial_dir(editor_dir, "terminal-generate", 1) / "transcript.jsonl", "agent")
     assert {"terminal/create", "terminal/release"} <= set(calls)
-    bare_dir, _ = smoke_runs["bare-golden"]
-    bare_calls = methods(trial_dir(bare_dir, "terminal-generate", 1) / "transcript.jsonl", "agent")
-    assert not [m for m in bare_calls if m.startswith(("fs/", "terminal/"))]
+    fix = methods(trial_dir(editor_dir, "off-by-one", 1) / "transcript.jsonl", "agent")
+    assert {"fs/read_text_file", "fs/write_text_file"} <= set(fix)  # the bind-mounted workspace, same paths
 
 
 STATUS = "kill -0 $(cat bg.pid) 2>/dev/null && echo alive >bg.status || echo dead >bg.status"
@@ -130,27 +125,53 @@ def _where_task(root: Path, marker: str) -> Path:
     return task
 
 
+def _task_that_fails(root: Path) -> Path:
+    """A task the agent does nothing on, whose verifier then says no: a failing verifier in the container fails
+    the trial (its exit code comes back through `docker exec`)."""
+    task = root / "nothing"
+    (task / "workspace").mkdir(parents=True)
+    (task / "workspace" / "README.md").write_text("Write done.txt.\n")
+    (task / "instruction.md").write_text("Write done.txt.\n")
+    (task / "task.toml").write_text(
+        'id = "nothing"\ndescription = "A verifier that fails"\n\n[verifier]\ncommand = "test -f done.txt"\n'
+    )
+    (task / "golden.json").write_text(golden(final="I did nothing.").model_dump_json(indent=2))
+    return task
+
+
 @pytest.mark.parametrize("profile", ["editor", "bare"])
-def test_the_models_commands_run_in_the_container_and_a_kill_reaches_them_there(tmp_path: Path, profile: str) -> None:
+def test_the_models_commands_run_in_the_container_and_a_kill_reaches_them_there(
+    tmp_path: Path, profile: Literal["editor", "bare"]
+) -> None:
     _docker_or_skip()
     marker = f"evals-escape-{uuid.uuid4().hex}"
-    task = _where_task(tmp_path, marker)
-    config = RunConfig(suite=str(task), offline="golden", profile=profile, sandbox="docker")  # type: ignore[arg-type]
-    [result] = _run(config, tmp_path / "run")
+    _where_task(tmp_path / "suite", marker)
+    if profile == "bare":
+        _task_that_fails(tmp_path / "suite")
+    config = RunConfig(
+        suite=str(tmp_path / "suite"), offline="golden", profile=profile, workers=WORKERS, sandbox="docker"
+    )
+    results = {r.task: r for r in _run(config, tmp_path / "run")}
+    result = results["where"]
     log = trial_dir(tmp_path / "run", "where", 1) / "verifier.log"
     assert result.resolved, f"{_report([result])}\n{log.read_text() if log.is_file() else ''}"
     assert not Path("/tmp", marker).exists(), "a command the model ran wrote to this machine's /tmp"
-    assert not result.schema_violations and not result.protocol_violations
-    transcript = trial_dir(tmp_path / "run", "where", 1) / "transcript.jsonl"
-    kills = [m for m in methods(transcript, "agent") if m == "terminal/kill"]
-    assert (profile == "editor") == bool(kills)  # the editor's terminal was killed through the harness
+    assert not [v for r in results.values() for v in (*r.schema_violations, *r.protocol_violations)]
+    calls = methods(trial_dir(tmp_path / "run", "where", 1) / "transcript.jsonl", "agent")
+    if profile == "editor":
+        assert "terminal/kill" in calls  # the editor's terminal was killed through the harness
+    else:  # the agent's own tools ran the commands (and killed the group) in the container
+        assert not [m for m in calls if m.startswith(("fs/", "terminal/"))]
+        failed = results["nothing"]
+        assert (failed.resolved, failed.failure_mode, failed.stop_reason) == (False, "verifier_failed", "end_turn")
 
 
 def test_a_run_records_the_image_it_ran_in(smoke_runs: dict[str, tuple[Path, list[TrialResult]]]) -> None:
-    run_dir, _ = smoke_runs["bare-null"]
+    run_dir, _ = smoke_runs["editor"]
     provenance = json.loads((run_dir / "provenance.json").read_text())
     sandbox = provenance["sandbox"]
     assert sandbox["kind"] == "docker" and sandbox["server_version"]
-    [image] = sandbox["images"].values()
+    assert set(sandbox["images"]) == {r.task for r in smoke_runs["editor"][1]}  # by task
+    [image] = {json.dumps(image, sort_keys=True): image for image in sandbox["images"].values()}.values()
     assert image["environment"] == BASE_IMAGE and image["tag"].startswith("coder-agent-evals-agent:")
     assert image["wheel"].startswith("coder_agent-") and len(image["wheel_sha256"]) == 64

@@ -1,11 +1,16 @@
-"""The smoke suite under Harbor: `python -m evals export-harbor`, then Harbor itself runs the exported tasks on
-docker with its oracle (every task scores 1.0) and its `nop` agent (nothing done: every task scores 0), and with
-coder-agent's Harbor agent (`evals/harbor_agent.py`, installed from this checkout's wheel) against golden and
-null scripts served here on docker's bridge: 1.0 and 0.0, as in our harness. The Harbor job then reads back
-into our reports (`show`, `compare`).
+"""The smoke suite under Harbor, as CI runs it: `python -m evals export-harbor`, then one Harbor job of
+coder-agent's Harbor agent (`evals/harbor_agent.py`, installed from this checkout's wheel and a wheelhouse) on the
+plan-mode task against its golden script served here on docker's bridge: it scores 1.0, with coder-agent's token
+split and an ATIF trajectory, and the job reads back into our reports (`show`, `compare`).
 
-About 3 minutes on an idle 2-core machine (Harbor's own start and teardown, a container per trial, the agent's
-install from the wheel and a wheelhouse); the oracle and nop jobs run all 12 tasks, four at a time each.
+Beside that job, every exported task is checked the way Harbor runs it, in one container of the base image
+(cheaper than Harbor's 24 trials): the task's solution/solve.sh then tests/test.sh must write reward 1 (Harbor's
+oracle), and tests/test.sh on the untouched workspace reward 0 (Harbor's `nop` agent). The null script under
+Harbor (the answer rebuilt from the runner's log, judged wrong) is checked without Harbor in
+test_harbor_export.py, on the log of a real Harbor job.
+
+EVALS_CONTAINERS_FULL=1 also runs Harbor's own oracle and `nop` agents on all 12 tasks and coder-agent with the
+null script (three more Harbor jobs, a few minutes): a longer local run.
 
 Needs docker and Harbor (`bash evals/docker/setup.sh --harbor`; EVALS_HARBOR names the `harbor` command, by
 default the one that script installs). Skips without them, unless EVALS_REQUIRE_DOCKER=1 (CI).
@@ -19,6 +24,7 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import anyio
 import pytest
@@ -31,8 +37,9 @@ from evals.harness.cli import main
 from evals.harness.config import REPO_ROOT
 from evals.harness.docker import (
     BASE_IMAGE,
+    LABEL,
+    agent_wheel,
     bridge_gateway,
-    build_wheel,
     image_exists,
     unavailable_reason,
     wheelhouse,
@@ -44,9 +51,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.containers]
 
 DEFAULT_HARBOR = "/var/tmp/coder-agent-evals-harbor/bin/harbor"
 JOB_TIMEOUT = 900.0
-# plan-only: the mode (plan, from task.toml's environment) and the plan file rebuilt from the runner's log;
-# question-no-edit: an answer that names no port fails, as it does in our harness.
 GOLDEN_TASK, NULL_TASK = "plan-only", "question-no-edit"
+FULL = os.environ.get("EVALS_CONTAINERS_FULL") == "1"
 
 
 def _harbor_or_skip() -> str:
@@ -63,13 +69,41 @@ def _harbor_or_skip() -> str:
     pytest.skip(f"no Harbor here: {reason}")
 
 
+# Each exported task as Harbor runs it (harbor/agents/oracle.py, harbor/verifier/verifier.py): the image's
+# Dockerfile steps (COPY workspace/ /app/, then its RUN), the solution and tests uploaded to /solution and
+# /tests, each script run as `(SCRIPT) > LOG 2>&1` in the workdir as root, the reward read from
+# /logs/verifier/reward.txt. `nop` does nothing before the verifier.
+EXPORT_CHECK = r"""
+set -u
+for folder in /export/*/; do
+    task=$(basename "$folder")
+    for mode in oracle nop; do
+        rm -rf /app /tests /solution /logs && mkdir -p /logs/agent /logs/verifier
+        cp -r --preserve=mode,timestamps "$folder/environment/workspace" /app
+        cp -r --preserve=mode,timestamps "$folder/tests" /tests
+        cd /app
+        sh -ec "$(sed -n 's/^RUN //p' "$folder/environment/Dockerfile")" >/logs/build.txt 2>&1 || cat /logs/build.txt
+        if [ "$mode" = oracle ]; then
+            cp -r --preserve=mode,timestamps "$folder/solution" /solution && chmod +x /solution/solve.sh
+            (/solution/solve.sh) >/logs/agent/oracle.txt 2>&1 || cat /logs/agent/oracle.txt
+        fi
+        chmod +x /tests/test.sh && (/tests/test.sh) >/logs/verifier/test-stdout.txt 2>&1
+        reward=$(cat /logs/verifier/reward.txt 2>/dev/null || echo none)
+        echo "reward $task $mode $reward"
+        want=0; [ "$mode" = oracle ] && want=1
+        [ "$reward" = "$want" ] || cat /logs/verifier/test-stdout.txt
+    done
+done
+"""
+
+
 @dataclass
-class Jobs:
+class Harbor:
     root: Path
-    oracle: LoadedRun
-    nop: LoadedRun
+    tasks: Path
     golden: LoadedRun
-    null: LoadedRun
+    rewards: dict[str, dict[str, str]]  # "oracle" / "nop" -> task -> reward.txt
+    check_output: str
 
 
 def _harbor(harbor: str, jobs: Path, name: str, *args: str) -> subprocess.Popen[bytes]:
@@ -89,68 +123,79 @@ def _coder_agent(task: str, tasks: Path, wheel: Path, wheels: Path, api_base: st
     ]
 
 
+def _wait(running: dict[str, subprocess.Popen[bytes]], jobs: Path) -> None:
+    try:
+        for name, process in running.items():
+            code = process.wait(timeout=JOB_TIMEOUT)
+            log = (jobs / f"{name}.log").read_text(errors="replace")[-3000:]
+            assert code == 0, f"{name} exited {code}:\n{log}"
+    finally:
+        for process in running.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=60)
+
+
+def _scripted(task: str, kind: Literal["golden", "null"]) -> ScriptedModelServer:
+    smoke = {t.id: t for t in load_suite("smoke").tasks()}
+    return ScriptedModelServer(Script.load(smoke[task].script(kind)), host=bridge_gateway())
+
+
 @pytest.fixture(scope="module")
-def jobs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jobs]:
-    harbor = _harbor_or_skip()
+def harbor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harbor]:
+    command = _harbor_or_skip()
     root = tmp_path_factory.mktemp("harbor")
-    tasks, jobs_dir = root / "tasks", root / "jobs"
-    jobs_dir.mkdir()
+    tasks, jobs = root / "tasks", root / "jobs"
+    jobs.mkdir()
     assert main(["export-harbor", "--suite", "smoke", "--out", str(tasks)]) == 0
-    (root / "wheel").mkdir()
-    wheel = build_wheel(root / "wheel")
-    wheels = wheelhouse(BASE_IMAGE)  # the dependencies, for an install without an index (as CI's is)
-    smoke = {task.id: task for task in load_suite("smoke").tasks()}
-    gateway = bridge_gateway()
-    golden = ScriptedModelServer(Script.load(smoke[GOLDEN_TASK].script("golden")), host=gateway)
-    null = ScriptedModelServer(Script.load(smoke[NULL_TASK].script("null")), host=gateway)
-    with golden, null:
+    wheels = wheelhouse(BASE_IMAGE)  # the dependencies, for an install without an index
+    with _scripted(GOLDEN_TASK, "golden") as golden:
         running = {
-            "oracle": _harbor(harbor, jobs_dir, "oracle", "-p", str(tasks), "-a", "oracle", "-n", "4"),
-            "nop": _harbor(harbor, jobs_dir, "nop", "-p", str(tasks), "-a", "nop", "-n", "4"),
-            "golden": _harbor(harbor, jobs_dir, "golden", *_coder_agent(GOLDEN_TASK, tasks, wheel, wheels, golden.url)),
-            "null": _harbor(harbor, jobs_dir, "null", *_coder_agent(NULL_TASK, tasks, wheel, wheels, null.url)),
+            "golden": _harbor(
+                command, jobs, "golden", *_coder_agent(GOLDEN_TASK, tasks, agent_wheel(), wheels, golden.url)
+            ),
+            "export-check": subprocess.Popen(
+                [
+                    *("docker", "run", "--rm", "--label", LABEL, "--network", "none"),
+                    *("-v", f"{tasks}:/export:ro", BASE_IMAGE, "sh", "-c", EXPORT_CHECK),
+                ],
+                stdout=(jobs / "export-check.log").open("wb"),
+                stderr=subprocess.STDOUT,
+            ),
         }
-        try:
-            for name, process in running.items():
-                code = process.wait(timeout=JOB_TIMEOUT)
-                log = (jobs_dir / f"{name}.log").read_text(errors="replace")[-3000:]
-                assert code == 0, f"harbor job {name} exited {code}:\n{log}"
-        finally:
-            for process in running.values():
-                if process.poll() is None:
-                    process.kill()
-                    process.wait(timeout=60)
-    loaded = {name: load_run(jobs_dir / name) for name in running}
-    yield Jobs(root, loaded["oracle"], loaded["nop"], loaded["golden"], loaded["null"])
+        _wait(running, jobs)
+    output = (jobs / "export-check.log").read_text(errors="replace")
+    rewards: dict[str, dict[str, str]] = {"oracle": {}, "nop": {}}
+    for line in output.splitlines():
+        if line.startswith("reward "):
+            _, task, mode, reward = line.split()
+            rewards[mode][task] = reward
+    yield Harbor(root, tasks, load_run(jobs / "golden"), rewards, output)
 
 
 def _errors(run: LoadedRun) -> str:
     return "\n".join(f"{r.task}: {r.failure_mode} {r.error or ''}" for r in run.results if not r.resolved)
 
 
-def test_harbors_oracle_scores_every_exported_smoke_task(jobs: Jobs) -> None:
-    assert len(jobs.oracle.results) == len(list(load_suite("smoke").tasks())) >= 12
-    assert all(r.resolved for r in jobs.oracle.results), _errors(jobs.oracle)
-
-
-def test_harbors_nop_agent_scores_0_on_every_exported_smoke_task(jobs: Jobs) -> None:
+def test_every_exported_task_scores_1_with_its_oracle_and_0_untouched(harbor: Harbor) -> None:
+    smoke = sorted(task.id for task in load_suite("smoke").tasks())
+    assert len(smoke) >= 12
+    assert harbor.rewards["oracle"] == dict.fromkeys(smoke, "1"), harbor.check_output[-4000:]
     # The null side of the verifier's contract: an untouched workspace, no answer and no plan fail every task.
-    assert len(jobs.nop.results) == len(list(load_suite("smoke").tasks()))
-    assert not [r.task for r in jobs.nop.results if r.resolved or r.error is not None]
+    assert harbor.rewards["nop"] == dict.fromkeys(smoke, "0"), harbor.check_output[-4000:]
 
 
-def test_coder_agent_under_harbor_scores_the_golden_script_1_and_the_null_script_0(jobs: Jobs) -> None:
-    [golden] = jobs.golden.results
-    assert golden.resolved and golden.stop_reason == "end_turn", _errors(jobs.golden)
+def test_coder_agent_under_harbor_scores_the_golden_script_1(harbor: Harbor) -> None:
+    [golden] = harbor.golden.results
+    # plan-only: the mode (plan, from task.toml's environment) held, and the plan file rebuilt from the runner's log
+    assert golden.resolved and golden.stop_reason == "end_turn", _errors(harbor.golden)
     assert golden.input_tokens and golden.output_tokens and golden.cached_tokens == 0  # coder-agent's split
-    [null] = jobs.null.results
-    assert not null.resolved and null.error is None and null.stop_reason == "end_turn"
-    trajectory = jobs.golden.trajectory_path(GOLDEN_TASK, 1)
+    trajectory = harbor.golden.trajectory_path(GOLDEN_TASK, 1)
     assert trajectory is not None and '"ATIF-v1.6"' in trajectory.read_text()
 
 
-def test_a_harbor_job_comes_back_into_our_reports(jobs: Jobs, capsys: pytest.CaptureFixture[str]) -> None:
-    local = jobs.root / "local"
+def test_a_harbor_job_comes_back_into_our_reports(harbor: Harbor, capsys: pytest.CaptureFixture[str]) -> None:
+    local = harbor.root / "local"
     config = RunConfig(suite="smoke", tasks=[GOLDEN_TASK], offline="golden")
 
     async def run_local() -> None:
@@ -159,9 +204,35 @@ def test_a_harbor_job_comes_back_into_our_reports(jobs: Jobs, capsys: pytest.Cap
 
     anyio.run(run_local)
     capsys.readouterr()
-    assert main(["compare", str(local), str(jobs.golden.path)]) == 0
+    assert main(["compare", str(local), str(harbor.golden.path)]) == 0
     report = capsys.readouterr().out
     assert "B: Harbor job golden" in report and "Tasks in both runs: 1; resolved 1 → 1." in report
-    assert main(["show", str(jobs.golden.path), "--trial", GOLDEN_TASK]) == 0
+    assert main(["show", str(harbor.golden.path), "--trial", GOLDEN_TASK]) == 0
     shown = capsys.readouterr().out
     assert f"| {GOLDEN_TASK} | 1 | yes |" in shown and "calls" in shown
+
+
+@pytest.mark.skipif(not FULL, reason="a longer local run: EVALS_CONTAINERS_FULL=1")
+def test_harbors_oracle_and_nop_agents_and_the_null_script_under_harbor(harbor: Harbor) -> None:
+    command = _harbor_or_skip()
+    jobs = harbor.root / "full-jobs"
+    jobs.mkdir()
+    with _scripted(NULL_TASK, "null") as null:
+        running = {
+            "oracle": _harbor(command, jobs, "oracle", "-p", str(harbor.tasks), "-a", "oracle", "-n", "4"),
+            "nop": _harbor(command, jobs, "nop", "-p", str(harbor.tasks), "-a", "nop", "-n", "4"),
+            "null": _harbor(
+                command,
+                jobs,
+                "null",
+                *_coder_agent(NULL_TASK, harbor.tasks, agent_wheel(), wheelhouse(BASE_IMAGE), null.url),
+            ),
+        }
+        _wait(running, jobs)
+    oracle, nop = load_run(jobs / "oracle"), load_run(jobs / "nop")
+    assert len(oracle.results) == len(nop.results) == len(list(load_suite("smoke").tasks()))
+    assert all(r.resolved for r in oracle.results), _errors(oracle)
+    assert not [r.task for r in nop.results if r.resolved or r.error is not None]
+    # question-no-edit: an answer that names no port fails, as it does in our harness.
+    [result] = load_run(jobs / "null").results
+    assert not result.resolved and result.error is None and result.stop_reason == "end_turn"

@@ -50,6 +50,9 @@ def test_every_smoke_task_is_written_as_a_harbor_task(exported: Path) -> None:
         assert (folder / "instruction.md").read_text() == task.instruction
         dockerfile = (folder / "environment" / "Dockerfile").read_text()
         assert dockerfile.startswith("FROM coder-agent-evals-base:trixie\n") and "COPY workspace/ /app/" in dockerfile
+        # Harbor's container runs `sh -c "sleep infinity"` as pid 1, which ignores SIGTERM: without this, each
+        # trial's teardown waits out docker's 10 s stop timeout.
+        assert "\nSTOPSIGNAL SIGKILL\n" in dockerfile
         assert _tree(folder / "environment" / "workspace") == _tree(task.workspace_dir)
         assert os.access(folder / "tests" / "test.sh", os.X_OK) and os.access(folder / "solution" / "solve.sh", os.X_OK)
         assert (folder / "tests" / "original").is_dir() and (folder / "tests" / "hidden").is_dir()
