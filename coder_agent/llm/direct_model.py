@@ -127,15 +127,7 @@ class DirectModel:
         yield self._completion(acc)
 
     def _take_early(self, body: bytes) -> EarlyCall | None:
-        """The session's early first call, when it sent exactly this request and nobody took it over yet."""
-        call = self.early
-        if call is None or not call.claim():
-            return None
-        if call.url != self.route.url or call.body != body:
-            close_unclaimed(call, f"the turn's first request differs ({len(body)} bytes, not {len(call.body)})")
-            return None
-        call.adopted = True
-        return call
+        return take_early(self.early, self.route.url, body)
 
     def _close_early(self, why: str) -> None:
         if self.early is not None and self.early.claim():
@@ -197,6 +189,18 @@ class DirectModel:
                 raise ProviderStreamError(error_message(chunk)[0] or data)
             for event in acc.add(chunk):
                 yield event
+
+
+def take_early(call: EarlyCall | None, url: str, body: bytes) -> EarlyCall | None:
+    """The session's early first call, when it sent exactly this request and nobody took it over yet (both adapters'
+    first call asks)."""
+    if call is None or not call.claim():
+        return None
+    if call.url != url or call.body != body:
+        close_unclaimed(call, f"the turn's first request differs ({len(body)} bytes, not {len(call.body)})")
+        return None
+    call.adopted = True
+    return call
 
 
 def close_unclaimed(call: EarlyCall, why: str) -> None:

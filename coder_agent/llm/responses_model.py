@@ -24,7 +24,7 @@ from ..prestart.early_call import EarlyCall
 from . import http_client
 from .adopted import AdoptedResponse
 from .base import Completion, ModelError, ModelEvent, Usage
-from .direct_model import close_unclaimed
+from .direct_model import close_unclaimed, take_early
 from .errors import (
     ProviderHTTPError,
     ProviderUnreachable,
@@ -178,15 +178,7 @@ class ResponsesModel:
         yield self._completion(reader)
 
     def _take_early(self, body: bytes) -> EarlyCall | None:
-        """The session's early first call, when it sent exactly this request and nobody took it over yet."""
-        call = self.early
-        if call is None or not call.claim():
-            return None
-        if call.url != self.route.url or call.body != body:
-            close_unclaimed(call, f"the turn's first request differs ({len(body)} bytes, not {len(call.body)})")
-            return None
-        call.adopted = True
-        return call
+        return take_early(self.early, self.route.url, body)
 
     async def _stream_raw(self, response: AdoptedResponse) -> AsyncGenerator[ModelEvent, None]:
         """The early first call's reply, parsed from its first byte: what it showed comes out again, at once, from
