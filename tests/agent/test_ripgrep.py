@@ -229,19 +229,28 @@ async def test_a_million_matches_stop_at_the_cap_and_rg_is_gone(ctx: ToolContext
     assert rg_processes(root_of(ctx)) == []
 
 
-@pytest.mark.parametrize("case", ["gitignore-zero", "gitignore-fifo"])
-async def test_an_ignore_file_that_never_ends_ends_rg_and_the_fallback_says_why(tmp_path: Path, case: str) -> None:
+@pytest.mark.parametrize("case", ["gitignore-zero", "gitignore-fifo", "ignore-own-output"])
+async def test_an_ignore_file_that_never_ends_ends_rg_and_the_fallback_lists(
+    tmp_path: Path, case: str, caplog: pytest.LogCaptureFixture
+) -> None:
     checkout = lay_out([case], tmp_path / "project", tmp_path / "home")
     (checkout.project / "a.txt").write_text("alpha\n")
     (checkout.project / "sub").mkdir(exist_ok=True)
     (checkout.project / "sub" / "b.txt").write_text("alpha\n")
+    caplog.set_level(logging.DEBUG, RG_LOG)
     started = anyio.current_time()
     with anyio.fail_after(20):
         listing = await list_files(str(checkout.project))
     assert anyio.current_time() - started < 5
-    assert (listing.source, listing.files) == ("walk", ["a.txt", "sub/b.txt"])
-    [note] = listing.notes
-    assert note.startswith((".gitignore was not read: ", "sub/.gitignore was not read: "))
+    assert (listing.source, [name for name in listing.files if name.endswith(".txt")]) == (
+        "walk",
+        ["a.txt", "sub/b.txt"],
+    )
+    if case.startswith("gitignore"):  # the Python walk reads only .gitignore files, and says which it could not
+        [note] = listing.notes
+        assert note.startswith((".gitignore was not read: ", "sub/.gitignore was not read: "))
+    why = "rg was waiting on a pipe" if case != "gitignore-zero" else "rg exited with status"
+    assert any(why in record.getMessage() for record in caplog.records), caplog.text
     assert rg_processes(checkout.project) == []
 
 
@@ -267,3 +276,24 @@ async def test_a_cancelled_search_kills_rg(tmp_path: Path, tasks: anyio.abc.Task
                 await anyio.sleep(0.02)
             search.cancel_scope.cancel()
     assert pids and rg_processes(checkout.project) == [], "rg outlived the cancelled call"
+
+
+STAND_IN = """#!/bin/sh
+# an rg that answers --version, then does nothing at all when asked to search
+if [ "$2" = "--version" ]; then exec {rg} "$@"; fi
+exec sleep 60
+"""
+
+
+async def test_an_rg_that_hangs_using_no_cpu_is_ended_and_python_searches(
+    ctx: ToolContext, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    stand_in = tmp_path / "idle-rg"
+    stand_in.write_text(STAND_IN.format(rg=locate(None)))
+    stand_in.chmod(0o755)
+    (root_of(ctx) / "a.py").write_text("alpha\n")
+    caplog.set_level(logging.DEBUG, RG_LOG)
+    started = anyio.current_time()
+    assert await run(Grep(rg=RgOptions(program=str(stand_in), stall=0.5)), ctx, pattern="alpha") == "a.py:1:alpha"
+    assert anyio.current_time() - started < 5
+    assert any("rg used next to no CPU for 0.5 s" in record.getMessage() for record in caplog.records)

@@ -14,8 +14,8 @@ A checkout is someone else's, so rg is run so that nothing in it can steer, hang
   `.gitignore -> /dev/zero`, which rg would read whole, makes it fail within a second instead of taking the
   machine's memory;
 - it is watched while it runs (Linux): a thread waiting to open or read a pipe (a `.gitignore` that is a FIFO,
-  or a link to one or to `/proc/self/fd/1`) ends it at once, and so do `stall` seconds without any CPU used;
-  `timeout` ends every run;
+  or a link to one or to `/proc/self/fd/1`, its own output) ends it at once, and so do `stall` seconds with next
+  to no CPU used; `timeout` ends every run;
 - its output is read line by line, each line cut at `MAX_LINE_BYTES`, and it is killed as soon as the caller
   has enough: a million matches are never read;
 - it is killed with the tool call when that is cancelled.
@@ -45,15 +45,17 @@ log = logging.getLogger(__name__)
 
 OFF = "off"  # the `ripgrep` setting that turns it off
 SEARCH_TIMEOUT = 30.0  # seconds any one run may take
-STALL_SECONDS = 5.0  # seconds without CPU used that end a run (a hang we cannot name)
+STALL_SECONDS = 5.0  # seconds with next to no CPU used that end a run (a hang we cannot name)
 PROBE_TIMEOUT = 5.0
 WATCH_EVERY = 0.1
 MAX_LINE_BYTES = 64 * 1024  # of one line of output (grep's lines are cut far shorter by `--max-columns`)
 MAX_STDERR = 4096
 ADDRESS_SPACE_KIB = 1024 * 1024  # 1 GiB: rg searching 60,000 files peaks under 10 MB and works under 256 MiB
 # Where the kernel says a thread waits (/proc/PID/task/TID/wchan) when it opens a FIFO no one writes to, or reads
-# an empty pipe. rg is given paths and /dev/null as stdin: it never has a pipe of its own to wait on.
-PIPE_WAITS = frozenset({"wait_for_partner", "fifo_open", "pipe_read", "pipe_wait", "pipe_wait_readable"})
+# an empty pipe (`pipe_read`; `anon_pipe_read` since Linux 6.15). rg is given paths and /dev/null as stdin: it never
+# has a pipe of its own to read. (Writing its output to us is `pipe_write`: that is no hang.)
+PIPE_WAITS = ("wait_for_partner", "fifo_open", "pipe_read", "pipe_wait_readable")
+STALL_CPU = 0.05  # of one core: rg's idle walker threads wake now and then, so "no CPU at all" never comes
 # `$0` is rg: `exec` keeps the pid, so what we watch and kill is rg itself.
 LAUNCH = f'ulimit -v {ADDRESS_SPACE_KIB} 2>/dev/null; exec "$0" "$@"'
 SHELL = "/bin/sh"
@@ -66,7 +68,7 @@ class RgOptions:
     program: str | None = None
     timeout: float = SEARCH_TIMEOUT
     stall: float = STALL_SECONDS
-    watch: bool = True  # end a run that waits on a pipe or uses no CPU for `stall` seconds
+    watch: bool = True  # end a run that waits on a pipe, or uses next to no CPU for `stall` seconds
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,7 @@ def _waits_on_a_pipe(pid: int) -> bool:
     for thread in threads:
         try:
             with open(f"/proc/{pid}/task/{thread}/wchan") as handle:
-                if handle.read().strip() in PIPE_WAITS:
+                if handle.read().strip().endswith(PIPE_WAITS):
                     return True
         except OSError:
             continue
@@ -216,22 +218,22 @@ def _kill(process: anyio.abc.Process) -> None:
 
 
 async def _watch(process: anyio.abc.Process, outcome: RgRun, stall: float, scope: anyio.CancelScope) -> None:
-    """End the run when rg waits on a pipe or uses no CPU for `stall` seconds (Linux; elsewhere `timeout` alone).
-    Runs in `scope`, which the run cancels when rg is done."""
+    """End the run when rg waits on a pipe or uses next to no CPU for `stall` seconds (Linux; elsewhere `timeout`
+    alone). Runs in `scope`, which the run cancels when rg is done."""
     with scope:
         if _cpu_ticks(process.pid) is None:  # no /proc: not Linux
             return
-        ticks, since = _cpu_ticks(process.pid), anyio.current_time()
+        busy = STALL_CPU * stall * os.sysconf("SC_CLK_TCK")  # ticks that show rg is at work
+        ticks, since = _cpu_ticks(process.pid) or 0, anyio.current_time()
         while process.returncode is None:
             await anyio.sleep(WATCH_EVERY)
             if _waits_on_a_pipe(process.pid):
                 outcome.ended_for = "rg was waiting on a pipe (an ignore file that is a FIFO, or a link to one)"
-            else:
-                now = _cpu_ticks(process.pid)
-                if now != ticks:
-                    ticks, since = now, anyio.current_time()
-                elif anyio.current_time() - since >= stall:
-                    outcome.ended_for = f"rg used no CPU for {stall:g} s"
+            elif anyio.current_time() - since >= stall:
+                now = _cpu_ticks(process.pid) or 0
+                if now - ticks < busy:
+                    outcome.ended_for = f"rg used next to no CPU for {stall:g} s"
+                ticks, since = now, anyio.current_time()
             if outcome.ended_for is not None:
                 _kill(process)
                 return
