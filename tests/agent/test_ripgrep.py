@@ -18,7 +18,7 @@ from coder_agent.agent.tools.base import ToolContext, ToolError
 from coder_agent.agent.tools.list_dir import ListDir
 from coder_agent.agent.tools.search import Glob, Grep
 from coder_agent.agent.workspace.listing import list_files
-from coder_agent.agent.workspace.ripgrep import RgOptions, locate
+from coder_agent.agent.workspace.ripgrep import RgOptions, RgRun, locate
 from tests.support.hostile_checkout import lay_out, run_bounded
 from tests.support.shell_fixtures import NoTerminalClient, call, make_ctx
 
@@ -297,3 +297,30 @@ async def test_an_rg_that_hangs_using_no_cpu_is_ended_and_python_searches(
     assert await run(Grep(rg=RgOptions(program=str(stand_in), stall=0.5)), ctx, pattern="alpha") == "a.py:1:alpha"
     assert anyio.current_time() - started < 5
     assert any("rg used next to no CPU for 0.5 s" in record.getMessage() for record in caplog.records)
+
+
+def test_what_counts_as_rg_failing() -> None:
+    """A folder rg could not read (as root no folder is unreadable, so its status is given here) is passed over;
+    a pattern rg could not compile, a crash or a kill is a failure, and the caller searches in Python."""
+    unreadable = "rg: ./locked: Permission denied (os error 13)\n"
+    assert RgRun(returncode=2, stderr=unreadable).failure is None
+    assert RgRun(returncode=2, stderr=unreadable, lines=3).failure is None
+    assert RgRun(returncode=1).failure is None and RgRun(returncode=0, lines=1).failure is None
+    assert RgRun(returncode=2, stderr="rg: regex parse error:\n    (?<=a+)b\n").failure == (
+        "rg exited with status 2: rg: regex parse error:"
+    )
+    assert RgRun(returncode=-6, stderr="memory allocation of 1073741824 bytes failed\n").failure == (
+        "rg exited with status -6: memory allocation of 1073741824 bytes failed"
+    )
+    assert RgRun(returncode=-9, stopped=True).failure is None and RgRun(returncode=-9, timed_out=True).failure is None
+    assert RgRun(returncode=-9, ended_for="rg was waiting on a pipe").failure == "rg was waiting on a pipe"
+
+
+async def test_a_python_pattern_neither_rg_engine_compiles_is_searched_in_python(
+    ctx: ToolContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    (root_of(ctx) / "t.txt").write_text("a" * 70_000 + "b\n")
+    caplog.set_level(logging.DEBUG, RG_LOG)
+    found = await run(Grep(), ctx, pattern="(?<=a{70000})b")  # PCRE2 counts to 65,535
+    assert found == "t.txt:1:" + "a" * 300 + "…"
+    assert any("could not be compiled" in record.getMessage() for record in caplog.records), caplog.text

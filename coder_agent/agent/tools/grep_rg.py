@@ -54,17 +54,20 @@ async def _run(rg: Rg, grep: GrepRun, options: RgOptions, parents: bool) -> Foun
     found = Found()
     tail: list[bytes] = []
 
-    def take(line: bytes) -> bool:
-        path, nul, rest = line.partition(b"\0")
-        if not nul:  # the statistics at the end
-            tail.append(line)
-            return False
-        name = relative(path)
-        if matcher is not None and not matcher.match(name):
-            return False
-        number, _, text = rest.partition(b":")
-        found.matches.append((name, int(number), _shown(text, grep.max_line)))
-        return len(found.matches) >= grep.max_results
+    def take(lines: list[bytes]) -> bool:
+        for line in lines:
+            path, nul, rest = line.partition(b"\0")
+            if not nul:  # the statistics at the end
+                tail.append(line)
+                continue
+            name = relative(path)
+            if matcher is not None and not matcher.match(name):
+                continue
+            number, _, text = rest.partition(b":")
+            found.matches.append((name, int(number), _shown(text, grep.max_line)))
+            if len(found.matches) >= grep.max_results:
+                return True
+        return False
 
     args = [
         *("--line-number", "--null", "--no-heading", "--color=never", "--crlf", "--sort=path", "--stats"),

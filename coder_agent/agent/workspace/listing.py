@@ -64,13 +64,16 @@ async def _rg_files(
     rg: Rg, root: str, limit: int, options: RgOptions, args: list[str]
 ) -> tuple[list[str], bool, str | None, bool]:
     """The files rg lists, whether it stopped at `limit`, why it failed (or None), whether it timed out."""
-    files: list[str] = []
+    lines: list[bytes] = []
 
-    def take(line: bytes) -> bool:
-        files.append(relative(line))
-        return len(files) >= limit
+    def take(more: list[bytes]) -> bool:
+        lines.extend(more)
+        return len(lines) >= limit
 
     run = await run_rg(rg, ["--files", *args, "--", "."], root, take, options)
+    # One decode and split for them all: per line, Python would cost more than rg's walk.
+    names = b"\n".join(lines[:limit]).decode("utf-8", errors="surrogateescape").split("\n") if lines else []
+    files = [name[2:] if name.startswith("./") else name for name in names]
     return files, run.stopped, run.failure, run.timed_out
 
 

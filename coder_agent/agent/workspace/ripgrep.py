@@ -101,9 +101,9 @@ class RgRun:
             return self.ended_for
         if self.stopped or self.timed_out or self.returncode in (0, 1):
             return None
-        if self.returncode == 2 and self.lines:  # some files could not be read: the rest was searched
-            return None
         said = self.stderr.strip().splitlines()
+        if self.returncode == 2 and (self.lines or all("(os error " in line for line in said)):
+            return None  # some files or folders could not be read (permissions, say): the rest was searched
         return f"rg exited with status {self.returncode}" + (f": {said[0][:300]}" if said else "")
 
 
@@ -248,8 +248,9 @@ async def _read_stderr(process: anyio.abc.Process, outcome: RgRun) -> None:
     outcome.stderr = kept.decode("utf-8", errors="replace")
 
 
-async def _read_lines(process: anyio.abc.Process, take: Callable[[bytes], bool], outcome: RgRun) -> None:
-    """Hand each line of rg's output to `take` (without its newline, cut at MAX_LINE_BYTES) until it says stop."""
+async def _read_lines(process: anyio.abc.Process, take: Callable[[list[bytes]], bool], outcome: RgRun) -> None:
+    """Hand rg's output to `take`, a chunk's complete lines at a time (each without its newline and cut at
+    MAX_LINE_BYTES; a call per line would cost more than rg's own walk), until it says stop."""
     assert process.stdout is not None
     pending = b""
     overlong = False  # the pending line was cut: drop the rest of it, up to its newline
@@ -260,20 +261,21 @@ async def _read_lines(process: anyio.abc.Process, take: Callable[[bytes], bool],
                 continue
             chunk, overlong = chunk[end:], False  # the newline kept ends the cut line below
         *complete, pending = (pending + chunk).split(b"\n")
-        for line in complete:
-            outcome.lines += 1
-            if take(line):
-                outcome.stopped = True
-                return
+        outcome.lines += len(complete)
+        if complete and take(complete):
+            outcome.stopped = True
+            return
         if len(pending) > MAX_LINE_BYTES:
             pending, overlong = pending[:MAX_LINE_BYTES], True
     if pending:
         outcome.lines += 1
-        outcome.stopped = take(pending)
+        outcome.stopped = take([pending])
 
 
-async def run_rg(rg: Rg, args: Sequence[str], cwd: str, take: Callable[[bytes], bool], options: RgOptions) -> RgRun:
-    """Run `rg --no-config ARGS` in `cwd`, handing each output line to `take` (True: enough, rg is killed)."""
+async def run_rg(
+    rg: Rg, args: Sequence[str], cwd: str, take: Callable[[list[bytes]], bool], options: RgOptions
+) -> RgRun:
+    """Run `rg --no-config ARGS` in `cwd`, handing its output lines to `take` (True: enough, rg is killed)."""
     outcome = RgRun()
     try:
         with anyio.CancelScope(shield=True):  # a cancel while it starts would leave it running, ours to kill
