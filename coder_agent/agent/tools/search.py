@@ -186,7 +186,7 @@ class Grep(Tool[GrepArgs]):
                 found = await rg_grep(rg, grep, self.rg)
                 if isinstance(found, Found):
                     return found, found.searched, "".join(f"\n({note})" for note in found.notes)
-                fall_back(found)
+                fall_back(found, root)
             else:
                 fall_back(rg)
         listing = await python_listing(root)

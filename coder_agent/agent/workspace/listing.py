@@ -112,7 +112,7 @@ async def list_files(
         listing = await rg_listing(rg, root, limit, options, chosen)
         if isinstance(listing, Listing):
             return listing
-        fall_back(listing)
+        fall_back(listing, root)
     else:
         fall_back(rg)
     return await python_listing(root, limit)

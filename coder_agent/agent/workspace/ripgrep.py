@@ -102,21 +102,23 @@ class RgRun:
         if self.stopped or self.timed_out or self.returncode in (0, 1):
             return None
         said = self.stderr.strip().splitlines()
-        if self.returncode == 2 and (self.lines or all("(os error " in line for line in said)):
+        if self.returncode == 2 and (self.lines or (said and all("(os error " in line for line in said))):
             return None  # some files or folders could not be read (permissions, say): the rest was searched
         return f"rg exited with status {self.returncode}" + (f": {said[0][:300]}" if said else "")
 
 
 _said: set[str] = set()
+MAX_SAID = 100  # reasons said at WARNING (one per pattern rg cannot compile, say): past that, the debug log
 
 
-def fall_back(why: str) -> None:
-    """Say, once per reason in this process, that the search runs on the Python code instead of rg."""
-    if why in _said:
-        log.debug("searching without ripgrep: %s", why)
+def fall_back(why: str, where: str = "") -> None:
+    """Say, once per reason in this process, that the search (of folder `where`) runs on the Python code."""
+    place = f" (in {where})" if where else ""
+    if why in _said or len(_said) >= MAX_SAID:
+        log.debug("searching without ripgrep: %s%s", why, place)
         return
     _said.add(why)
-    log.warning("searching with the built-in Python code instead of ripgrep: %s", why)
+    log.warning("searching with the built-in Python code instead of ripgrep: %s%s", why, place)
 
 
 def is_off(program: str | None) -> bool:
