@@ -1,9 +1,14 @@
 """`grep` of a folder on ripgrep: the run, and its output read back as the tool shows it.
 
-rg walks as every search tool walks (`listing.walk_args`), in path order (`--sort=path`: the first matches are
-the same every time, and rg stops at the cap), one line at a time (`--crlf`: `$` before a Windows line end as
-well), skipping binary files and files past the size cap, printing each line cut at `MAX_COLUMNS` bytes.
+rg walks as every search tool walks (`listing.walk_args`), one line at a time (`--crlf`: `$` before a Windows line
+end as well), skipping binary files and files past the size cap, printing each line cut at `MAX_COLUMNS` bytes.
 `--stats` says how many files were searched, for "No matches in N files".
+
+It searches on all cores first, as raw `rg` does, and the matches are sorted by path (each file's stay in order):
+when all were found, that is the answer, the same every time. When they reach the cap, which ones came first is
+the threads' race, so rg is run again in path order (`--sort=path`, one thread) and stopped at the cap: the first
+matches by path, the same every time. A pattern that matches often reaches the cap early in both runs; a rare
+one (the slow search) never runs twice.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ def _shown(text: bytes, max_line: int) -> str:
     return shown[:max_line] + "…" if cut is not None or len(shown) > max_line else shown
 
 
-async def _run(rg: Rg, grep: GrepRun, options: RgOptions, parents: bool) -> Found | str:
+async def _run(rg: Rg, grep: GrepRun, options: RgOptions, parents: bool, ordered: bool) -> Found | str:
     chosen = prefilter(grep.glob) if grep.glob else None
     matcher = glob_matcher(grep.glob) if grep.glob else None
     found = Found()
@@ -70,7 +75,8 @@ async def _run(rg: Rg, grep: GrepRun, options: RgOptions, parents: bool) -> Foun
         return False
 
     args = [
-        *("--line-number", "--null", "--no-heading", "--color=never", "--crlf", "--sort=path", "--stats"),
+        *("--line-number", "--null", "--no-heading", "--color=never", "--crlf", "--stats"),
+        *(["--sort=path"] if ordered else []),
         *(f"--max-filesize={grep.max_file_bytes}", f"--max-columns={MAX_COLUMNS}", "--max-columns-preview"),
         "--engine=auto",
         *walk_args(grep.root, chosen, parents),
@@ -91,9 +97,13 @@ async def _run(rg: Rg, grep: GrepRun, options: RgOptions, parents: bool) -> Foun
 
 async def rg_grep(rg: Rg, grep: GrepRun, options: RgOptions) -> Found | str:
     """The matches of `grep`, or why rg could not search (the caller then falls back to Python)."""
-    found = await _run(rg, grep, options, parents=True)
+    parents = True
+    found = await _run(rg, grep, options, parents, ordered=False)
     if isinstance(found, Found) and not found.matches and found.searched == 0:
         chosen = prefilter(grep.glob) if grep.glob else None
         if await hidden_by_parents(rg, grep.root, options, chosen):
-            return await _run(rg, grep, options, parents=False)
+            parents = False
+            found = await _run(rg, grep, options, parents, ordered=False)
+    if isinstance(found, Found) and found.capped:
+        return await _run(rg, grep, options, parents, ordered=True)
     return found
