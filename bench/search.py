@@ -90,7 +90,9 @@ def tool_call(tool: Tool[Any], ctx: ToolContext, **arguments: object) -> Callabl
 
 def raw(command: list[str], root: str) -> Callable[[], Awaitable[object]]:
     async def call() -> object:
-        return await anyio.to_thread.run_sync(lambda: subprocess.run(command, cwd=root, capture_output=True))
+        # stdin not rg's to search: given no path, rg searches a piped stdin instead of the folder
+        done = lambda: subprocess.run(command, cwd=root, capture_output=True, stdin=subprocess.DEVNULL)  # noqa: E731
+        return await anyio.to_thread.run_sync(done)
 
     return call
 

@@ -67,6 +67,7 @@ class Prefilter:
 
     name: str | None  # a glob over file names, or None: any name
     depth: int | None  # folders below the root a match can lie in, plus one (rg's --max-depth), or None: any
+    exact: bool = False  # what rg lists is exactly what the glob matches (`*.py`, `**/test_*.py`)
 
 
 def prefilter(pattern: str) -> Prefilter:
@@ -74,4 +75,4 @@ def prefilter(pattern: str) -> Prefilter:
     last = segments[-1]
     name = last if last != "**" and "**" not in last and _PLAIN_NAME.fullmatch(last) else None
     depth = None if "**" in segments else len(segments)
-    return Prefilter(name, depth)
+    return Prefilter(name, depth, name is not None and pattern in (name, f"**/{name}"))

@@ -26,6 +26,7 @@ and the caller falls back to the Python code, which reads each ignore file throu
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import re
@@ -50,6 +51,8 @@ PROBE_TIMEOUT = 5.0
 WATCH_EVERY = 0.1
 MAX_LINE_BYTES = 64 * 1024  # of one line of output (grep's lines are cut far shorter by `--max-columns`)
 MAX_STDERR = 4096
+READ_BYTES = 1 << 20
+PIPE_BYTES = 1 << 20  # the widest pipe Linux gives without privileges (/proc/sys/fs/pipe-max-size)
 ADDRESS_SPACE_KIB = 1024 * 1024  # 1 GiB: rg searching 60,000 files peaks under 10 MB and works under 256 MiB
 # Where the kernel says a thread waits (/proc/PID/task/TID/wchan) when it opens a FIFO no one writes to, or reads
 # an empty pipe (`pipe_read`; `anon_pipe_read` since Linux 6.15). rg is given paths and /dev/null as stdin: it never
@@ -250,28 +253,49 @@ async def _read_stderr(process: anyio.abc.Process, outcome: RgRun) -> None:
     outcome.stderr = kept.decode("utf-8", errors="replace")
 
 
-async def _read_lines(process: anyio.abc.Process, take: Callable[[list[bytes]], bool], outcome: RgRun) -> None:
+def _read_lines(read_end: int, take: Callable[[list[bytes]], bool], outcome: RgRun) -> None:
     """Hand rg's output to `take`, a chunk's complete lines at a time (each without its newline and cut at
-    MAX_LINE_BYTES; a call per line would cost more than rg's own walk), until it says stop."""
-    assert process.stdout is not None
+    MAX_LINE_BYTES), until it says stop or rg is gone; then close `read_end`. Blocking: a worker thread reads a
+    wide pipe in large reads, so rg seldom waits for us (through the event loop's 64 KiB stream, the round trips
+    cost more than rg's own walk of 60,000 files); a call per line would too."""
     pending = b""
     overlong = False  # the pending line was cut: drop the rest of it, up to its newline
-    async for chunk in process.stdout:
-        if overlong:
-            end = chunk.find(b"\n")
-            if end < 0:
-                continue
-            chunk, overlong = chunk[end:], False  # the newline kept ends the cut line below
-        *complete, pending = (pending + chunk).split(b"\n")
-        outcome.lines += len(complete)
-        if complete and take(complete):
-            outcome.stopped = True
-            return
-        if len(pending) > MAX_LINE_BYTES:
-            pending, overlong = pending[:MAX_LINE_BYTES], True
-    if pending:
-        outcome.lines += 1
-        outcome.stopped = take([pending])
+    try:
+        while chunk := os.read(read_end, READ_BYTES):
+            if overlong:
+                end = chunk.find(b"\n")
+                if end < 0:
+                    continue
+                chunk, overlong = chunk[end:], False  # the newline kept ends the cut line below
+            *complete, pending = (pending + chunk).split(b"\n")
+            outcome.lines += len(complete)
+            if complete and take(complete):
+                outcome.stopped = True
+                return
+            if len(pending) > MAX_LINE_BYTES:
+                pending, overlong = pending[:MAX_LINE_BYTES], True
+        if pending:
+            outcome.lines += 1
+            outcome.stopped = take([pending])
+    finally:
+        os.close(read_end)
+
+
+def _pipe() -> tuple[int, int]:
+    """A pipe for rg's output, as wide as the system lets it be (Linux: up to 1 MiB; elsewhere as it comes)."""
+    read_end, write_end = os.pipe()
+    try:
+        fcntl.fcntl(write_end, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except OSError:
+        pass
+    return read_end, write_end
+
+
+async def _deadline(process: anyio.abc.Process, outcome: RgRun, timeout: float, scope: anyio.CancelScope) -> None:
+    with scope:
+        await anyio.sleep(timeout)
+        outcome.timed_out = True
+        _kill(process)
 
 
 async def run_rg(
@@ -279,6 +303,7 @@ async def run_rg(
 ) -> RgRun:
     """Run `rg --no-config ARGS` in `cwd`, handing its output lines to `take` (True: enough, rg is killed)."""
     outcome = RgRun()
+    read_end, write_end = _pipe()
     try:
         with anyio.CancelScope(shield=True):  # a cancel while it starts would leave it running, ours to kill
             process = await anyio.open_process(
@@ -286,27 +311,29 @@ async def run_rg(
                 cwd=cwd,
                 env=rg_environment(),
                 stdin=subprocess.DEVNULL,
+                stdout=write_end,
                 start_new_session=True,  # no terminal of ours: a Ctrl-C meant for the agent's terminal is not its
             )
     except OSError as exc:
+        os.close(read_end)
         outcome.could_not_start = f"rg could not start ({exc.strerror or exc})"
         return outcome
+    finally:
+        os.close(write_end)  # rg has its own: its end is the only one, so its exit is the reader's end of file
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(_read_stderr, process, outcome)
-            watching = anyio.CancelScope()
+            watching, deadline = anyio.CancelScope(), anyio.CancelScope()
             if options.watch:
                 tasks.start_soon(_watch, process, outcome, options.stall, watching)
-            with anyio.move_on_after(options.timeout) as deadline:
-                await _read_lines(process, take, outcome)
-                if outcome.stopped:
-                    _kill(process)
-                outcome.returncode = await process.wait()
-            if deadline.cancelled_caught:
-                outcome.timed_out = True
+            tasks.start_soon(_deadline, process, outcome, options.timeout, deadline)
+            # Cancelled (with the tool call), the thread is left to finish: rg is killed below, so its read ends.
+            await anyio.to_thread.run_sync(_read_lines, read_end, take, outcome, abandon_on_cancel=True)
+            if outcome.stopped:
                 _kill(process)
-                outcome.returncode = await process.wait()
+            outcome.returncode = await process.wait()
             watching.cancel()
+            deadline.cancel()
     finally:
         _kill(process)  # cancelled with the tool call, or anything else: rg does not outlive the call
         with anyio.CancelScope(shield=True), anyio.move_on_after(5):
