@@ -2,7 +2,8 @@
 
 A generated tree of N small Python files (default 60,000) in a temp folder, a git work tree (`--plain`: not one),
 with one .gitignore'd folder (`build/`, 5 % of the files). Prints the median over R rounds (after one warm-up
-round each: the page cache is warm, as it is for a project being worked on) of:
+round each: the page cache is warm, as it is for a project being worked on; the tool and raw rg take turns within
+each round) of:
 
 - `grep` of a rare identifier (3 files) and of a common one (every file; the tool stops at its 100 matches, raw
   `rg -n` prints every one), the tool on rg, raw `rg -n` in the same folder, the tool on the Python code;
@@ -70,14 +71,18 @@ def context(root: str) -> ToolContext:
     return ToolContext("bench", root, [root], None, None, nothing, nothing)  # type: ignore[arg-type]
 
 
-async def timed(run: Callable[[], Awaitable[object]], rounds: int) -> float:
-    await run()  # warm-up
-    took = []
+async def timed(runs: list[Callable[[], Awaitable[object]]], rounds: int) -> list[float]:
+    """The median time of each of `runs`, taken in turn within each round: a machine whose load comes and goes
+    (others' work) weighs on all of them alike."""
+    for run in runs:
+        await run()  # warm-up
+    took: list[list[float]] = [[] for _ in runs]
     for _ in range(rounds):
-        started = time.perf_counter()
-        await run()
-        took.append(time.perf_counter() - started)
-    return statistics.median(took)
+        for run, times in zip(runs, took, strict=True):
+            started = time.perf_counter()
+            await run()
+            times.append(time.perf_counter() - started)
+    return [statistics.median(times) for times in took]
 
 
 def tool_call(tool: Tool[Any], ctx: ToolContext, **arguments: object) -> Callable[[], Awaitable[object]]:
@@ -116,9 +121,8 @@ async def main(files: int, rounds: int, python_rounds: int, git: bool) -> None:
         async def row(
             name: str, make: Callable[[RgOptions], Tool[Any]], raw_command: list[str], **args: object
         ) -> None:
-            tool = await timed(tool_call(make(on_rg), ctx, **args), rounds)
-            bare = await timed(raw([rg, *raw_command], root), rounds)
-            python = await timed(tool_call(make(in_python), ctx, **args), python_rounds)
+            tool, bare = await timed([tool_call(make(on_rg), ctx, **args), raw([rg, *raw_command], root)], rounds)
+            [python] = await timed([tool_call(make(in_python), ctx, **args)], python_rounds)
             print(
                 f"{name:34} {tool * 1000:9.0f} ms {bare * 1000:6.0f} ms {tool / bare:5.2f}x {python * 1000:12.0f} ms",
                 flush=True,
