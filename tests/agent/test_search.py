@@ -1,4 +1,5 @@
-"""`grep`, `glob` and `list_dir` on real folders: inside a git work tree and outside one, honouring .gitignore."""
+"""`grep`, `glob` and `list_dir` on real folders: inside a git work tree and outside one, honouring .gitignore,
+on ripgrep and on the Python code they fall back to without it (the same answers)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 from coder_agent.agent.tools.base import ToolContext, ToolError
 from coder_agent.agent.tools.list_dir import ListDir
 from coder_agent.agent.tools.search import Glob, Grep
-from coder_agent.agent.workspace.ignore import list_files, parse_gitignore, walk
+from coder_agent.agent.workspace.ignore import parse_gitignore, walk
+from coder_agent.agent.workspace.listing import list_files
+from coder_agent.agent.workspace.ripgrep import RgOptions
 from tests.support.shell_fixtures import NoTerminalClient, call, make_ctx
 
 pytestmark = pytest.mark.anyio
@@ -49,6 +52,15 @@ def project(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return root
 
 
+# ripgrep (the wheel's), and the Python code the tools fall back to when the rg they are pointed at is missing
+BACKENDS = {"rg": RgOptions(), "python": RgOptions(program="/nonexistent/rg")}
+
+
+@pytest.fixture(params=list(BACKENDS))
+def rg(request: pytest.FixtureRequest) -> RgOptions:
+    return BACKENDS[request.param]
+
+
 @pytest.fixture
 def ctx(project: Path, tasks: anyio.abc.TaskGroup) -> ToolContext:
     return make_ctx(NoTerminalClient(), project, tasks)
@@ -59,15 +71,20 @@ async def run(tool: Grep | Glob | ListDir, ctx: ToolContext, **arguments: object
         return (await call(tool, ctx, **arguments)).output
 
 
-async def test_the_listing_comes_from_git_inside_a_work_tree_and_from_a_walk_outside(project: Path) -> None:
-    listing = await list_files(str(project))
-    assert listing.source == ("git" if (project / ".git").exists() else "walk")
+async def test_the_listing_comes_from_rg_and_without_it_from_git_inside_a_work_tree_and_a_walk_outside(
+    project: Path, rg: RgOptions
+) -> None:
+    listing = await list_files(str(project), options=rg)
+    if rg.program is None:
+        assert listing.source == "rg"
+    else:
+        assert listing.source == ("git" if (project / ".git").exists() else "walk")
     expected = [".gitignore", "a.py", "binary.bin", "keep.log", "src/b.py", "src/deep/c.txt", "src/top_only.txt"]
     assert listing.files == expected and not listing.capped
 
 
-async def test_grep_skips_ignored_and_binary_files(ctx: ToolContext) -> None:
-    assert (await run(Grep(), ctx, pattern="alpha")).splitlines() == [
+async def test_grep_skips_ignored_and_binary_files(ctx: ToolContext, rg: RgOptions) -> None:
+    assert (await run(Grep(rg=rg), ctx, pattern="alpha")).splitlines() == [
         "a.py:1:def alpha():",
         "keep.log:1:alpha",
         "src/deep/c.txt:1:alpha beta",
@@ -75,59 +92,59 @@ async def test_grep_skips_ignored_and_binary_files(ctx: ToolContext) -> None:
     ]
 
 
-async def test_grep_case_glob_and_line_anchors(ctx: ToolContext) -> None:
+async def test_grep_case_glob_and_line_anchors(ctx: ToolContext, rg: RgOptions) -> None:
     assert (
-        await run(Grep(), ctx, pattern="alpha", glob="*.py", case_insensitive=True)
+        await run(Grep(rg=rg), ctx, pattern="alpha", glob="*.py", case_insensitive=True)
         == "a.py:1:def alpha():\nsrc/b.py:1:ALPHA = 2"
     )
     assert (
-        await run(Grep(), ctx, pattern="alpha", glob="src/**/*.txt")
+        await run(Grep(rg=rg), ctx, pattern="alpha", glob="src/**/*.txt")
         == "src/deep/c.txt:1:alpha beta\nsrc/top_only.txt:1:alpha"
     )
-    assert await run(Grep(), ctx, pattern="^second$") == "src/deep/c.txt:2:second"  # CRLF lines
-    assert await run(Grep(), ctx, pattern="nowhere") == "No matches in 7 files."
+    assert await run(Grep(rg=rg), ctx, pattern="^second$") == "src/deep/c.txt:2:second"  # CRLF lines
+    assert await run(Grep(rg=rg), ctx, pattern="nowhere") == "No matches in 7 files."
 
 
-async def test_grep_stops_at_max_results_and_says_so(ctx: ToolContext, project: Path) -> None:
+async def test_grep_stops_at_max_results_and_says_so(ctx: ToolContext, project: Path, rg: RgOptions) -> None:
     (project / "many.txt").write_text("hit\n" * 50)
-    lines = (await run(Grep(), ctx, pattern="hit", max_results=10)).splitlines()
+    lines = (await run(Grep(rg=rg), ctx, pattern="hit", max_results=10)).splitlines()
     assert lines[:10] == [f"many.txt:{n}:hit" for n in range(1, 11)]
     assert lines[10:] == ["(stopped at 10 matches: narrow the pattern, path or glob)"]
 
 
-async def test_grep_searches_a_file_or_folder_named_explicitly_even_if_ignored(ctx: ToolContext) -> None:
-    assert await run(Grep(), ctx, pattern="alpha", path="ignored/d.py") == "ignored/d.py:1:alpha"
-    assert await run(Grep(), ctx, pattern="alpha", path="ignored") == "ignored/d.py:1:alpha"
-    assert await run(Grep(), ctx, pattern="alpha", path="debug.log") == "debug.log:1:alpha"
+async def test_grep_searches_a_file_or_folder_named_explicitly_even_if_ignored(ctx: ToolContext, rg: RgOptions) -> None:
+    assert await run(Grep(rg=rg), ctx, pattern="alpha", path="ignored/d.py") == "ignored/d.py:1:alpha"
+    assert await run(Grep(rg=rg), ctx, pattern="alpha", path="ignored") == "ignored/d.py:1:alpha"
+    assert await run(Grep(rg=rg), ctx, pattern="alpha", path="debug.log") == "debug.log:1:alpha"
 
 
-async def test_grep_refuses_a_bad_pattern_or_a_missing_path(ctx: ToolContext) -> None:
+async def test_grep_refuses_a_bad_pattern_or_a_missing_path(ctx: ToolContext, rg: RgOptions) -> None:
     with pytest.raises(ToolError, match="invalid regular expression"):
-        await run(Grep(), ctx, pattern="(")
+        await run(Grep(rg=rg), ctx, pattern="(")
     with pytest.raises(ToolError, match="does not exist"):
-        await run(Grep(), ctx, pattern="x", path="missing")
+        await run(Grep(rg=rg), ctx, pattern="x", path="missing")
 
 
-async def test_glob_matches_relative_paths_sorted(ctx: ToolContext, project: Path) -> None:
-    assert await run(Glob(), ctx, pattern="**/*.py") == "a.py\nsrc/b.py"
-    assert await run(Glob(), ctx, pattern="*.py") == "a.py"
-    assert await run(Glob(), ctx, pattern="**/*.log") == "keep.log"
-    assert await run(Glob(), ctx, pattern="*.py", path="src") == "src/b.py"
-    assert await run(Glob(), ctx, pattern=f"{project}/src/**/*.txt") == "src/deep/c.txt\nsrc/top_only.txt"
-    assert await run(Glob(), ctx, pattern="**/*.rs") == "No files match **/*.rs."
+async def test_glob_matches_relative_paths_sorted(ctx: ToolContext, project: Path, rg: RgOptions) -> None:
+    assert await run(Glob(rg=rg), ctx, pattern="**/*.py") == "a.py\nsrc/b.py"
+    assert await run(Glob(rg=rg), ctx, pattern="*.py") == "a.py"
+    assert await run(Glob(rg=rg), ctx, pattern="**/*.log") == "keep.log"
+    assert await run(Glob(rg=rg), ctx, pattern="*.py", path="src") == "src/b.py"
+    assert await run(Glob(rg=rg), ctx, pattern=f"{project}/src/**/*.txt") == "src/deep/c.txt\nsrc/top_only.txt"
+    assert await run(Glob(rg=rg), ctx, pattern="**/*.rs") == "No files match **/*.rs."
 
 
-async def test_glob_caps_its_results(ctx: ToolContext, project: Path) -> None:
+async def test_glob_caps_its_results(ctx: ToolContext, project: Path, rg: RgOptions) -> None:
     (project / "many").mkdir()
     for n in range(30):
         (project / "many" / f"f{n:02}.txt").write_text("")
-    lines = (await run(Glob(max_results=20), ctx, pattern="many/*.txt")).splitlines()
+    lines = (await run(Glob(max_results=20, rg=rg), ctx, pattern="many/*.txt")).splitlines()
     assert len(lines) == 21 and lines[0] == "many/f00.txt"
     assert lines[-1] == "(showing 20 of 30 files: narrow the pattern)"
 
 
-async def test_list_dir_draws_a_tree_with_folders_first(ctx: ToolContext, project: Path) -> None:
-    assert await run(ListDir(), ctx) == "\n".join(
+async def test_list_dir_draws_a_tree_with_folders_first(ctx: ToolContext, project: Path, rg: RgOptions) -> None:
+    assert await run(ListDir(rg=rg), ctx) == "\n".join(
         [
             f"{project}/",
             "  src/",
@@ -140,40 +157,46 @@ async def test_list_dir_draws_a_tree_with_folders_first(ctx: ToolContext, projec
             "  keep.log",
         ]
     )
-    assert (await run(ListDir(), ctx, depth=1)).splitlines()[1] == "  src/ (3 files)"
-    assert await run(ListDir(), ctx, path="src/deep") == f"{project}/src/deep/\n  c.txt"
+    assert (await run(ListDir(rg=rg), ctx, depth=1)).splitlines()[1] == "  src/ (3 files)"
+    assert await run(ListDir(rg=rg), ctx, path="src/deep") == f"{project}/src/deep/\n  c.txt"
 
 
-async def test_list_dir_is_cut_at_its_entry_limit_and_refuses_files(ctx: ToolContext, project: Path) -> None:
+async def test_list_dir_is_cut_at_its_entry_limit_and_refuses_files(
+    ctx: ToolContext, project: Path, rg: RgOptions
+) -> None:
     for n in range(30):
         (project / f"f{n:02}.txt").write_text("")
-    output = await run(ListDir(max_entries=20), ctx, depth=1)
+    output = await run(ListDir(max_entries=20, rg=rg), ctx, depth=1)
     assert output.endswith("(cut at 20 entries: list a subfolder, or use a smaller depth)")
     assert len(output.splitlines()) == 22
     with pytest.raises(ToolError, match="is a file"):
-        await run(ListDir(), ctx, path="a.py")
+        await run(ListDir(rg=rg), ctx, path="a.py")
 
 
-async def test_outside_git_default_folders_and_nested_gitignores_are_honoured(tmp_path: Path) -> None:
+async def test_outside_git_default_folders_and_nested_gitignores_are_honoured(tmp_path: Path, rg: RgOptions) -> None:
     for name in ["node_modules/x.js", ".venv/lib.py", "pkg/__pycache__/m.pyc", "pkg/m.py", "pkg/out/o.txt"]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("")
     (tmp_path / "pkg/gen.py").write_text("")
     (tmp_path / "pkg/.gitignore").write_text("# generated\nout/\ngen*\n!gen.py\n")
     (tmp_path / "pkg/generated.txt").write_text("")
-    files, capped = walk(str(tmp_path))
-    assert files == ["pkg/.gitignore", "pkg/gen.py", "pkg/m.py"] and not capped
+    expected = ["pkg/.gitignore", "pkg/gen.py", "pkg/m.py"]
+    listing = await list_files(str(tmp_path), options=rg)
+    assert listing.files == expected and not listing.capped
+    capped = await list_files(str(tmp_path), limit=2, options=rg)
+    assert len(capped.files) == 2 and set(capped.files) < set(expected) and capped.capped
+    assert walk(str(tmp_path)) == (expected, False)
     assert walk(str(tmp_path), limit=2) == (["pkg/.gitignore", "pkg/gen.py"], True)
 
 
-async def test_in_git_deleted_tracked_files_are_not_listed(tmp_path: Path) -> None:
+async def test_in_git_deleted_tracked_files_are_not_listed(tmp_path: Path, rg: RgOptions) -> None:
     (tmp_path / "gone.py").write_text("")
     (tmp_path / "kept.py").write_text("")
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", ".")
     os.remove(tmp_path / "gone.py")
-    listing = await list_files(str(tmp_path))
-    assert (listing.source, listing.files) == ("git", ["kept.py"])
+    listing = await list_files(str(tmp_path), options=rg)
+    assert (listing.source, listing.files) == ("rg" if rg.program is None else "git", ["kept.py"])
 
 
 @pytest.mark.parametrize(
@@ -218,14 +241,36 @@ async def test_the_intents_read_and_name_the_search(ctx: ToolContext) -> None:
         assert (intent.title, intent.kind, intent.effect) == (title, kind, "read")
 
 
-async def test_outside_git_a_gitignore_that_is_not_read_is_named_in_what_the_model_sees(
+async def test_without_rg_a_gitignore_that_is_not_read_outside_git_is_named_in_what_the_model_sees(
     tmp_path: Path, tasks: anyio.abc.TaskGroup
 ) -> None:
+    rg = BACKENDS["python"]
     root = tmp_path / "plain"
     (root / "sub" / ".gitignore").mkdir(parents=True)  # not a file: the walk cannot honour it, and says so
     (root / "sub" / "x.py").write_text("alpha\n")
     ctx = make_ctx(NoTerminalClient(), root, tasks)
     note = "(sub/.gitignore was not read: it is a folder, not a regular file)"
-    assert (await run(Glob(), ctx, pattern="**/*.py")).endswith(f"x.py\n{note}")
-    assert (await run(Grep(), ctx, pattern="alpha")).endswith(f"x.py:1:alpha\n{note}")
-    assert (await run(ListDir(), ctx)).endswith(f"x.py\n{note}")
+    assert (await run(Glob(rg=rg), ctx, pattern="**/*.py")).endswith(f"x.py\n{note}")
+    assert (await run(Grep(rg=rg), ctx, pattern="alpha")).endswith(f"x.py:1:alpha\n{note}")
+    assert (await run(ListDir(rg=rg), ctx)).endswith(f"x.py\n{note}")
+
+
+@pytest.mark.parametrize("name", [".ignore", ".rgignore"])
+async def test_on_rg_an_ignore_or_rgignore_file_is_honoured_too(
+    name: str, tmp_path: Path, tasks: anyio.abc.TaskGroup
+) -> None:
+    root = tmp_path / "plain"
+    (root / "gen").mkdir(parents=True)
+    (root / "gen" / "out.py").write_text("alpha\n")
+    (root / "a.py").write_text("alpha\n")
+    (root / name).write_text("gen/\n")
+    ctx = make_ctx(NoTerminalClient(), root, tasks)
+    assert await run(Grep(), ctx, pattern="alpha") == "a.py:1:alpha"
+    assert await run(Glob(), ctx, pattern="**/*.py") == "a.py"
+    assert await run(ListDir(), ctx) == f"{root}/\n  {name}\n  a.py"
+    assert await run(Grep(), ctx, pattern="alpha", path="gen") == "gen/out.py:1:alpha"  # named: searched
+
+
+async def test_braces_in_a_glob_choose_between_names(ctx: ToolContext, rg: RgOptions) -> None:
+    assert await run(Glob(rg=rg), ctx, pattern="**/*.{py,txt}") == "a.py\nsrc/b.py\nsrc/deep/c.txt\nsrc/top_only.txt"
+    assert await run(Grep(rg=rg), ctx, pattern="alpha", glob="*.{py,log}") == "a.py:1:def alpha():\nkeep.log:1:alpha"

@@ -14,8 +14,10 @@ if TYPE_CHECKING:
     from .fetch_addresses import FetchPolicy
 
 
-def builtin_tools(fetch_policy: Callable[[], FetchPolicy] | None = None) -> list[Tool[Any]]:
-    """`fetch_policy`: what the user's config lets `fetch` reach besides public addresses (default: nothing)."""
+def builtin_tools(fetch_policy: Callable[[], FetchPolicy] | None = None, ripgrep: str | None = None) -> list[Tool[Any]]:
+    """The built-in tools. `fetch_policy`: what the user's config lets `fetch` reach besides public addresses
+    (default: nothing); `ripgrep`: the setting of that name (the rg the search tools run)."""
+    from ..workspace.ripgrep import RgOptions
     from .apply_patch import ApplyPatch
     from .ask_user import AskUser
     from .diagnostics import DiagnosticsTool
@@ -28,9 +30,10 @@ def builtin_tools(fetch_policy: Callable[[], FetchPolicy] | None = None) -> list
     from .todo import TodoWrite
     from .write_file import WriteFile
 
+    rg = RgOptions(program=ripgrep)
     return [
-        *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(), Glob(), ListDir(), TodoWrite()),
-        AskUser(),
+        *(ReadFile(), WriteFile(), EditFile(), ApplyPatch(), RunCommand(), Grep(rg=rg), Glob(rg=rg), ListDir(rg=rg)),
+        *(TodoWrite(), AskUser()),
         Fetch(fetch_policy) if fetch_policy is not None else Fetch(),
         DiagnosticsTool(),
     ]

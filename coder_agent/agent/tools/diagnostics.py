@@ -15,7 +15,7 @@ from ...acp.schema import ToolCallLocation
 from ...kit.untrusted import read_capped
 from ..diagnostics import Diagnostics
 from ..workspace.files import looks_binary
-from ..workspace.ignore import list_files
+from ..workspace.listing import list_files
 from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult
 from .problems import problem_report_text
 from .write_file import read_current

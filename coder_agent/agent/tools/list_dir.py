@@ -1,4 +1,4 @@
-"""`list_dir`: a folder as an indented tree, skipping what .gitignore hides (see `ignore`).
+"""`list_dir`: a folder as an indented tree, skipping what the ignore files hide (see `workspace/listing.py`).
 
 The tree is built from the files a search would see, so a folder with no such file (an empty one, or one
 that only holds ignored files) is not shown. Folders come first, each marked with `/`; a folder at the depth
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import anyio
 from pydantic import Field
 
-from ..workspace.ignore import list_files
+from ..workspace.listing import list_files
+from ..workspace.ripgrep import RgOptions
 from .base import Intent, Tool, ToolArgs, ToolContext, ToolError, ToolResult, fenced, text_content
 
 MAX_ENTRIES = 400
@@ -74,8 +75,9 @@ class ListDir(Tool[ListDirArgs]):
     args_model = ListDirArgs
     read_only = True
 
-    def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
+    def __init__(self, max_entries: int = MAX_ENTRIES, rg: RgOptions | None = None) -> None:
         self.max_entries = max_entries
+        self.rg = rg or RgOptions()
 
     async def prepare(self, args: ListDirArgs, ctx: ToolContext) -> Intent:
         return Intent(title=f"List {ctx.display(ctx.resolve(args.path or '.'))}", kind="read", effect="read")
@@ -87,7 +89,7 @@ class ListDir(Tool[ListDirArgs]):
             raise ToolError(f"{args.path} does not exist")
         if not await target.is_dir():
             raise ToolError(f"{args.path} is a file, not a folder: use read_file")
-        listing = await list_files(root)
+        listing = await list_files(root, options=self.rg)
         lines, cut = tree(listing.files, args.depth, self.max_entries)
         body = "\n".join(INDENT + line for line in lines) if lines else f"{INDENT}(no files)"
         output = f"{root.rstrip('/')}/\n{body}"

