@@ -24,20 +24,14 @@ import os
 from .globs import Prefilter
 from .ignore import DEFAULT_SKIP, MAX_FILES, Listing, python_listing
 from .ripgrep import Rg, RgOptions, fall_back, find_rg, run_rg
+from .shadow_repo import git_top
 
 TYPE_NAME = "coderagentchosen"  # the file type rg is told a glob's file names as (no built-in type has it)
 
 
 def in_git(root: str) -> bool:
     """Whether `root` lies in a git work tree (a `.git` in it or above it), as rg itself decides."""
-    folder = os.path.abspath(root)
-    while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return True
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
+    return git_top(os.path.abspath(root)) is not None
 
 
 def walk_args(root: str, chosen: Prefilter | None = None, parents: bool = True) -> list[str]:

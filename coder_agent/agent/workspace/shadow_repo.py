@@ -108,16 +108,20 @@ def git_environment() -> dict[str, str]:
     return environment
 
 
-def top_of(root_real: str) -> str:
-    """The folder that holds the `.git` nearest above `root_real` (its ignore rules apply), else the root."""
-    folder = root_real
+def git_top(folder: str) -> str | None:
+    """The folder that holds the `.git` nearest at or above `folder` (absolute), or None: outside git."""
     while True:
         if os.path.lexists(os.path.join(folder, ".git")):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return root_real
+            return None
         folder = parent
+
+
+def top_of(root_real: str) -> str:
+    """The folder that holds the `.git` nearest above `root_real` (its ignore rules apply), else the root."""
+    return git_top(root_real) or root_real
 
 
 def _why(done: subprocess.CompletedProcess[bytes]) -> str:
