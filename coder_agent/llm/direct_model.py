@@ -68,7 +68,7 @@ class DirectModel:
     ) -> AsyncGenerator[ModelEvent, None]:
         body = json.dumps(self.request(messages, tools)).encode()
         if self.route.api_key is None:
-            self._close_early("the model has no key")
+            drop_early(self.early, "the model has no key")
             raise no_key_error(self.config.model, self.config.api_base)
         attempts = with_retries(lambda: self._stream_once(body), self._classify, self.config.retry_policy)
         async with aclosing(attempts) as events:
@@ -128,10 +128,6 @@ class DirectModel:
 
     def _take_early(self, body: bytes) -> EarlyCall | None:
         return take_early(self.early, self.route.url, body)
-
-    def _close_early(self, why: str) -> None:
-        if self.early is not None and self.early.claim():
-            close_unclaimed(self.early, why)
 
     async def _stream_plain(self, body: bytes, tls: Any) -> AsyncGenerator[ModelEvent, None]:
         """A call over the early first call's transport (`raw_http`): what comes before httpx is ready."""
@@ -203,6 +199,12 @@ def take_early(call: EarlyCall | None, url: str, body: bytes) -> EarlyCall | Non
     return call
 
 
+def drop_early(call: EarlyCall | None, why: str) -> None:
+    """The session's early first call, if nobody took it over yet, closed: the turn's first call will not (`why`)."""
+    if call is not None and call.claim():
+        close_unclaimed(call, why)
+
+
 def close_unclaimed(call: EarlyCall, why: str) -> None:
     """An early first call the session's first model call did not take over: a bug (see `prestart.early_prompt`)."""
     shown = sum(len(text) for _, text in call.shown)
@@ -212,13 +214,18 @@ def close_unclaimed(call: EarlyCall, why: str) -> None:
     call.response.close()
 
 
-async def _http_error(response: Any) -> ProviderHTTPError:
+async def error_body(response: Any) -> str:
+    """An error response's body as text, read up to `_ERROR_BODY_LIMIT` (a server may send a page, or no end)."""
     raw = b""
     async for part in response.aiter_bytes():
         raw += part
         if len(raw) > _ERROR_BODY_LIMIT:
             break
-    text = raw.decode(errors="replace").strip()
+    return raw.decode(errors="replace").strip()
+
+
+async def _http_error(response: Any) -> ProviderHTTPError:
+    text = await error_body(response)
     try:
         message, kind = error_message(json.loads(text))
     except ValueError:

@@ -24,7 +24,7 @@ from ..prestart.early_call import EarlyCall
 from . import http_client
 from .adopted import AdoptedResponse
 from .base import Completion, ModelError, ModelEvent, Usage
-from .direct_model import close_unclaimed, take_early
+from .direct_model import drop_early, error_body, take_early
 from .errors import (
     ProviderHTTPError,
     ProviderUnreachable,
@@ -43,7 +43,6 @@ from .wire.sse import sse_events
 
 log = logging.getLogger(__name__)
 
-_ERROR_BODY_LIMIT = 64 * 1024
 # (url, model) whose organisation may not have its reasoning summarised (OpenAI asks to verify it first): asked
 # once, then never again in this process.
 _NO_SUMMARY: set[tuple[str, str]] = set()
@@ -95,8 +94,7 @@ class ResponsesModel:
         self, messages: Sequence[ChatMessage], tools: Sequence[dict[str, Any]] = ()
     ) -> AsyncGenerator[ModelEvent, None]:
         if self.route.api_key is None:
-            if self.early is not None and self.early.claim():
-                close_unclaimed(self.early, "the model has no key")
+            drop_early(self.early, "the model has no key")
             raise no_key_error(self.config.model, self.config.api_base)
 
         def body(summary: bool) -> bytes:
@@ -223,12 +221,7 @@ def _summary_refused(exc: ResponsesHTTPError) -> bool:
 
 
 async def _http_error(response: Any) -> ResponsesHTTPError:
-    raw = b""
-    async for part in response.aiter_bytes():
-        raw += part
-        if len(raw) > _ERROR_BODY_LIMIT:
-            break
-    text = raw.decode(errors="replace").strip()
+    text = await error_body(response)
     try:
         payload = json.loads(text)
     except ValueError:

@@ -18,20 +18,23 @@ class RetryPolicy(NamedTuple):
     max_delay: float = 30.0  # also caps a server's Retry-After
 
 
+_CONFIG_FIELDS = (
+    "model",
+    "api_base",
+    "api_key",
+    "timeout",
+    "max_retries",
+    "retry_base_delay",
+    "retry_max_delay",
+    "max_tokens",
+    "reasoning_effort",
+)
+
+
 class ModelConfig:
     """Immutable: `replace` makes a changed copy. A plain class (not a NamedTuple): making one teaches the masking."""
 
-    __slots__ = (
-        "api_base",
-        "api_key",
-        "max_retries",
-        "max_tokens",
-        "model",
-        "reasoning_effort",
-        "retry_base_delay",
-        "retry_max_delay",
-        "timeout",
-    )
+    __slots__ = _CONFIG_FIELDS
 
     def __init__(
         self,
@@ -83,16 +86,3 @@ class ModelConfig:
     @property
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(self.max_retries, self.retry_base_delay, self.retry_max_delay)
-
-
-_CONFIG_FIELDS = (
-    "model",
-    "api_base",
-    "api_key",
-    "timeout",
-    "max_retries",
-    "retry_base_delay",
-    "retry_max_delay",
-    "max_tokens",
-    "reasoning_effort",
-)
